@@ -1,0 +1,26 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Taskig",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Taskig", targets: ["Taskig"]),
+        .library(name: "TaskigURL", targets: ["TaskigURL"]),
+        .executable(name: "taskig-demo", targets: ["taskig-demo"]),
+    ],
+    targets: [
+        .target(name: "Taskig"),
+        .target(name: "TaskigURL", dependencies: ["Taskig"]),
+        .executableTarget(name: "taskig-demo", dependencies: ["Taskig"]),
+        .testTarget(name: "TaskigTests", dependencies: ["Taskig"]),
+        .testTarget(name: "TaskigURLTests", dependencies: ["TaskigURL"]),
+        // The README's examples, compiled the way most existing clients build: in Swift 5 mode.
+        .testTarget(
+            name: "ReadmeExamplesTests",
+            dependencies: ["Taskig"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

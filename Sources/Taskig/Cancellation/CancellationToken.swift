@@ -1,0 +1,62 @@
+import Synchronization
+
+/// The cancellation state shared by every copy of a task.
+///
+/// Cancelling is one-way and happens once; the handlers registered before it run exactly once,
+/// outside the lock, on the thread that cancelled.
+@usableFromInline
+final class CancellationToken: Sendable {
+    @usableFromInline
+    typealias HandlerID = UInt64
+
+    private struct State {
+        var isCancelled = false
+        var nextID: HandlerID = 0
+        var handlers: [HandlerID: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    @usableFromInline
+    init() {}
+
+    @usableFromInline
+    var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
+
+    /// Cancels; returns `false` when the token was already cancelled.
+    @usableFromInline
+    @discardableResult
+    func cancel() -> Bool {
+        let handlers: [@Sendable () -> Void]? = state.withLock { state in
+            guard !state.isCancelled else { return nil }
+            state.isCancelled = true
+            defer { state.handlers = [:] }
+            return Array(state.handlers.values)
+        }
+        guard let handlers else { return false }
+        for handler in handlers { handler() }
+        return true
+    }
+
+    /// Registers `handler` to run on cancellation. When the token is already cancelled the
+    /// handler runs at once and the result is `nil`.
+    @usableFromInline
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> HandlerID? {
+        let id: HandlerID? = state.withLock { state in
+            guard !state.isCancelled else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.handlers[id] = handler
+            return id
+        }
+        if id == nil { handler() }
+        return id
+    }
+
+    @usableFromInline
+    func removeHandler(_ id: HandlerID) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: id) }
+    }
+}

@@ -1,0 +1,81 @@
+import Dispatch
+
+extension Dictionary where Value: ThrowableTaskType {
+    /// Runs every task, at most `concurrency` at once, and returns their values under the
+    /// same keys. Fails fast like ``Swift/Sequence/awaitAll(_:concurrency:)``.
+    ///
+    /// ```swift
+    /// let sizes = try ["a": sizeOf(a), "b": sizeOf(b)].awaitAll()   // ["a": 10, "b": 20]
+    /// ```
+    @inlinable
+    public func awaitAll(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) throws -> [Key: Value.ResultType] {
+        let values = try self.values.awaitAll(queue, concurrency: concurrency)
+        return Dictionary<Key, Value.ResultType>(uniqueKeysWithValues: zip(keys, values))
+    }
+
+    /// Runs every task, at most `concurrency` at once, lets each settle, and returns their
+    /// outcomes under the same keys.
+    @inlinable
+    public func awaitAllResults(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> [Key: Result<Value.ResultType, Error>] {
+        let results = values.awaitAllResults(queue, concurrency: concurrency)
+        return Dictionary<Key, Result<Value.ResultType, Error>>(uniqueKeysWithValues: zip(keys, results))
+    }
+
+    /// The value of the first task to finish, or its error (a race); cancels the others.
+    /// No tasks throw ``TaskigError/emptySequence``.
+    @inlinable
+    public func awaitFirst(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) throws -> Value.ResultType {
+        try values.awaitFirst(queue, concurrency: concurrency)
+    }
+
+    /// The outcome of the first task to finish; cancels the others. No tasks give
+    /// `.failure(TaskigError.emptySequence)`.
+    @inlinable
+    public func awaitFirstResult(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> Result<Value.ResultType, Error> {
+        values.awaitFirstResult(queue, concurrency: concurrency)
+    }
+
+    /// The value of the first task to succeed; fails only when all fail
+    /// (``TaskigError/allFailed(_:)``, errors in the dictionary's iteration order).
+    @inlinable
+    public func awaitAny(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) throws -> Value.ResultType {
+        try values.awaitAny(queue, concurrency: concurrency)
+    }
+}
+
+extension Dictionary where Value: TaskType {
+    /// Runs every task, at most `concurrency` at once, and returns their values under the
+    /// same keys.
+    @inlinable
+    public func awaitAll(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> [Key: Value.ResultType] {
+        let values = self.values.awaitAll(queue, concurrency: concurrency)
+        return Dictionary<Key, Value.ResultType>(uniqueKeysWithValues: zip(keys, values))
+    }
+
+    /// The value of the first task to finish. There must be at least one task.
+    @inlinable
+    public func awaitFirst(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> Value.ResultType {
+        values.awaitFirst(queue, concurrency: concurrency)
+    }
+}

@@ -1,0 +1,79 @@
+import Dispatch
+
+extension Sequence where Element: ThrowableTaskType {
+    /// Runs the tasks, at most `concurrency` at once, and returns the outcome of the first
+    /// one to finish, success or failure (a race).
+    ///
+    /// Returns as soon as that task finishes and cancels the others. No tasks give
+    /// `.failure(TaskigError.emptySequence)`.
+    ///
+    /// ```swift
+    /// let fastest = mirrors.map(fetch).awaitFirstResult()
+    /// ```
+    @inlinable
+    public func awaitFirstResult(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> Result<Element.ResultType, Error> {
+        checkConcurrency(concurrency, of: "awaitFirstResult")
+        let tasks = Array(self)
+        guard !tasks.isEmpty else { return .failure(TaskigError.emptySequence) }
+        var first: Result<Element.ResultType, Error>?
+        let run = BoundedConcurrentRun(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency) {
+            outcome, _ in
+            first = outcome
+            return .finishRun
+        }
+        run.runAndWait(lanesOn: queue)
+        return first!
+    }
+
+    /// Runs the tasks, at most `concurrency` at once, and returns the value of the first one
+    /// to finish, or throws its error when it failed (a race).
+    ///
+    /// Returns as soon as that task finishes and cancels the others. No tasks throw
+    /// ``TaskigError/emptySequence``. To wait for the first *success*, use ``awaitAny(_:concurrency:)``.
+    ///
+    /// ```swift
+    /// let page = try mirrors.map(fetch).awaitFirst()
+    /// ```
+    @inlinable
+    public func awaitFirst(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) throws -> Element.ResultType {
+        try awaitFirstResult(queue, concurrency: concurrency).get()
+    }
+}
+
+extension Sequence where Element: TaskType {
+    /// Runs the tasks, at most `concurrency` at once, and returns the value of the first one
+    /// to finish.
+    ///
+    /// There must be at least one task: an empty collection has no first value, and asking
+    /// for it is a programming error.
+    ///
+    /// ```swift
+    /// let first = [slowTask, fastTask].awaitFirst()
+    /// ```
+    @inlinable
+    public func awaitFirst(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> Element.ResultType {
+        checkConcurrency(concurrency, of: "awaitFirst")
+        let tasks = Array(self)
+        precondition(
+            !tasks.isEmpty,
+            "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"
+        )
+        var first: Element.ResultType?
+        let run = BoundedConcurrentRun(PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency) {
+            value, _ in
+            first = value
+            return .finishRun
+        }
+        run.runAndWait(lanesOn: queue)
+        return first!
+    }
+}

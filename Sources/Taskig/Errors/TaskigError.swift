@@ -1,0 +1,34 @@
+import Foundation
+
+/// The failures Taskig itself reports, as opposed to errors thrown by the work inside a task.
+///
+/// Match a case with pattern matching:
+///
+/// ```swift
+/// do {
+///     try slowTask.await(timeout: 0.5)
+/// } catch TaskigError.timedOut {
+///     print("gave up")
+/// }
+/// ```
+public enum TaskigError: Error, CustomStringConvertible {
+    /// `awaitFirst`, `awaitFirstResult` or `awaitAny` was given no tasks, so there is no first result.
+    case emptySequence
+    /// A wait with a timeout gave up before the task finished. The task was cancelled.
+    case timedOut
+    /// `awaitAny` found no task that succeeded. Carries every task's error, in input order.
+    case allFailed([Error])
+
+    /// A readable explanation of the failure.
+    public var description: String {
+        switch self {
+        case .emptySequence:
+            return "TaskigError.emptySequence: there were no tasks to wait for, so there is no first result"
+        case .timedOut:
+            return "TaskigError.timedOut: the task did not finish before the timeout and was cancelled"
+        case .allFailed(let errors):
+            return "TaskigError.allFailed: all \(errors.count) tasks failed; first error: "
+                + (errors.first.map { String(describing: $0) } ?? "none")
+        }
+    }
+}

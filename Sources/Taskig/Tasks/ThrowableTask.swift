@@ -1,0 +1,126 @@
+import Dispatch
+import Foundation
+
+/// A cold, cancellable description of work that produces a value or fails.
+///
+/// Nothing runs when a `ThrowableTask` is made; each ``ThrowableTaskType/await()`` runs its
+/// work again. Copies share one cancellation state: cancelling any copy cancels them all,
+/// for good.
+///
+/// ```swift
+/// let task = ThrowableTask<Data> { try Data(contentsOf: fileURL) }
+/// let data = try task.await()
+/// ```
+public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable {
+    /// The queue the task's work runs on.
+    public let executionQueue: DispatchQueue
+    @usableFromInline
+    let cancellationToken: CancellationToken
+    @usableFromInline
+    let body: @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
+
+    /// A task whose work returns a value or throws.
+    ///
+    /// ```swift
+    /// let parsed = ThrowableTask<Int> {
+    ///     guard let n = Int("42") else { throw ParseError() }
+    ///     return n
+    /// }
+    /// ```
+    @inlinable
+    public init(
+        executionQueue: DispatchQueue = .global(),
+        action: @escaping @Sendable () throws -> T
+    ) {
+        self.init(executionQueue: executionQueue) { completion in completion(Result(catching: action)) }
+    }
+
+    /// A task whose work reports its outcome through a callback, for wrapping asynchronous APIs.
+    ///
+    /// ```swift
+    /// let fetch = ThrowableTask<Data> { done in
+    ///     URLSession.shared.dataTask(with: url) { data, _, error in
+    ///         done(Result { if let error { throw error }; return data ?? Data() })
+    ///     }.resume()
+    /// }
+    /// ```
+    @inlinable
+    public init(
+        executionQueue: DispatchQueue = .global(),
+        action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
+    ) {
+        self.executionQueue = executionQueue
+        self.cancellationToken = CancellationToken()
+        self.body = action
+    }
+
+    /// A task whose work is Swift concurrency code. Each run starts it in a new
+    /// `_Concurrency.Task`, which is cancelled when this task is.
+    ///
+    /// ```swift
+    /// let greeting = ThrowableTask<String> { () async throws -> String in
+    ///     try await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
+    ///     return "hello"
+    /// }
+    /// let text = try greeting.await()
+    /// ```
+    @inlinable
+    public init(
+        executionQueue: DispatchQueue = .global(),
+        action: @escaping @Sendable () async throws -> T
+    ) {
+        let token = CancellationToken()
+        self.executionQueue = executionQueue
+        self.cancellationToken = token
+        self.body = { completion in
+            let work = _Concurrency.Task {
+                let result: Result<T, Error>
+                do { result = .success(try await action()) } catch { result = .failure(error) }
+                completion(result)
+            }
+            if let handler = token.onCancel({ work.cancel() }) {
+                _ = handler
+            }
+        }
+    }
+
+    /// Performs the work and reports its outcome through `completion`. A cancelled task
+    /// reports ``CancellableTaskError/taskWasCancelled`` without running its work.
+    @inlinable
+    public func action(completion: @escaping @Sendable (Result<T, Error>) -> Void) {
+        guard !cancellationToken.isCancelled else {
+            completion(.failure(CancellableTaskError.taskWasCancelled))
+            return
+        }
+        body(completion)
+    }
+
+    /// Whether the task has been cancelled. Running work can poll it to stop early.
+    ///
+    /// Setting it to `true` cancels the task, like ``cancel()``. Cancellation cannot be
+    /// undone: setting `false` on a cancelled task is a programming error.
+    @inlinable
+    public var isCancelled: Bool {
+        get { cancellationToken.isCancelled }
+        nonmutating set {
+            if newValue {
+                cancellationToken.cancel()
+            } else {
+                precondition(
+                    !cancellationToken.isCancelled,
+                    "A cancelled ThrowableTask cannot be un-cancelled; make a new task instead"
+                )
+            }
+        }
+    }
+
+    /// Cancels the task and every copy of it: waiters get
+    /// ``CancellableTaskError/taskWasCancelled`` at once, a run that has not started never
+    /// starts, and running work can see ``isCancelled``. Cancelling twice is harmless.
+    @inlinable
+    public func cancel() {
+        cancellationToken.cancel()
+    }
+}
+
+extension ThrowableTask: CancellationTokenCarrier {}

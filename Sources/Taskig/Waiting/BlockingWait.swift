@@ -1,0 +1,52 @@
+import Dispatch
+import Foundation
+
+/// How a thread waits for a run to complete.
+///
+/// - On the main thread the wait runs the main run loop, so blocks sent to
+///   `DispatchQueue.main` (including the task's own work, or its completion) keep running;
+///   a completion on another thread wakes the loop by sending it an empty block.
+/// - On any other thread the wait parks the thread on a semaphore.
+///
+/// A run that is already complete costs no parking at all, which is the common case when
+/// the work ran in place.
+@usableFromInline
+enum BlockingWait {
+    /// Waits for `cell`, at most until `deadline`. Returns `nil` only when the deadline passed.
+    @inlinable
+    static func value<Value>(of cell: CompletionCell<Value>, until deadline: DispatchTime? = nil) -> Value? {
+        if let value = cell.completedValue { return value }
+        if Thread.isMainThread {
+            return runMainRunLoop(until: cell, deadline: deadline)
+        }
+        let semaphore = DispatchSemaphore(value: 0)
+        cell.whenComplete { _ in semaphore.signal() }
+        if let deadline {
+            _ = semaphore.wait(timeout: deadline)
+        } else {
+            semaphore.wait()
+        }
+        return cell.completedValue
+    }
+
+    /// The longest the main thread sleeps in the run loop before it looks at the cell again.
+    /// A wake-up block normally ends the sleep at once; this bound only matters when the main
+    /// queue cannot be serviced (a wait inside a block that is itself running on the main queue).
+    @usableFromInline
+    static let mainThreadPollInterval: TimeInterval = 0.01
+
+    @inlinable
+    static func runMainRunLoop<Value>(until cell: CompletionCell<Value>, deadline: DispatchTime?) -> Value? {
+        cell.whenComplete { _ in DispatchQueue.main.async {} }
+        while true {
+            if let value = cell.completedValue { return value }
+            var slice = mainThreadPollInterval
+            if let deadline {
+                let now = DispatchTime.now()
+                guard now < deadline else { return nil }
+                slice = min(slice, Double(deadline.uptimeNanoseconds - now.uptimeNanoseconds) / 1e9)
+            }
+            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: slice))
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Dispatch
+
+/// Where a run's work starts, decided once per wait.
+///
+/// | task's queue | waiter on that queue | waiter elsewhere |
+/// | --- | --- | --- |
+/// | global concurrent | in place | in place, or on a Taskig worker when the waiter must be able to leave early |
+/// | main | in place | `DispatchQueue.main.async` |
+/// | any other queue | in place | `queue.async` |
+///
+/// Running in place is what `DispatchQueue.sync` does for a concurrent queue: a global queue
+/// promises no particular thread, so the waiting thread may as well do the work instead of
+/// parking while another thread does it. It also means a blocked waiter never needs a
+/// second thread, so nested waits cannot exhaust any pool. On a serial queue the waiter
+/// already holds the queue, so running in place is the only way that does not deadlock.
+@usableFromInline
+enum RunPlacement {
+    /// Start the work on the calling thread.
+    case inPlace
+    /// Send the work to the queue, which may be serial.
+    case onQueue(DispatchQueue)
+    /// Hand the work to a Taskig worker thread, or run it in place when none is free.
+    case onWorker
+
+    /// - Parameter waiterMayLeaveEarly: the waiter must be free to return before the work
+    ///   ends (the task can be cancelled, or the wait has a timeout), so the work must not
+    ///   run on the waiter's own thread when that can be avoided.
+    @inlinable
+    static func forTask(on queue: DispatchQueue, waiterMayLeaveEarly: Bool) -> RunPlacement {
+        let kind = QueueAffinity.kind(of: queue)
+        switch kind {
+        case .globalConcurrent:
+            return waiterMayLeaveEarly ? .onWorker : .inPlace
+        case .main, .other:
+            return QueueAffinity.isCurrent(queue, kind: kind) ? .inPlace : .onQueue(queue)
+        }
+    }
+}
+
+extension CompletionCell {
+    /// Starts the run's work where `placement` says.
+    @inlinable
+    func launch(_ placement: RunPlacement) {
+        switch placement {
+        case .inPlace:
+            startIfNeeded()
+        case .onQueue(let queue):
+            queue.async { self.startIfNeeded() }
+        case .onWorker:
+            if !WorkerPool.shared.trySubmit({ self.startIfNeeded() }) {
+                startIfNeeded()
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Dispatch
+
+/// Makes the ``CompletionCell`` for one run of a task, wired to the task's cancellation.
+@usableFromInline
+enum TaskRun {
+    @inlinable
+    static func cell<Work: TaskType>(for task: Work) -> CompletionCell<Work.ResultType> {
+        CompletionCell(work: { complete in task.action(completion: complete) })
+    }
+
+    @inlinable
+    static func cell<Work: ThrowableTaskType>(
+        for task: Work
+    ) -> CompletionCell<Result<Work.ResultType, Error>> {
+        let cancellable = task as? CancellableTaskType
+        let cell = CompletionCell<Result<Work.ResultType, Error>>(work: { complete in
+            if cancellable?.isCancelled == true {
+                complete(.failure(CancellableTaskError.taskWasCancelled))
+            } else {
+                task.action(completion: complete)
+            }
+        })
+        if let token = (task as? CancellationTokenCarrier)?.cancellationToken {
+            let handler = token.onCancel { [cell] in
+                cell.complete(with: .failure(CancellableTaskError.taskWasCancelled))
+            }
+            if let handler {
+                cell.whenComplete { _ in token.removeHandler(handler) }
+            }
+        } else if cancellable?.isCancelled == true {
+            cell.complete(with: .failure(CancellableTaskError.taskWasCancelled))
+        }
+        return cell
+    }
+
+    /// Whether a waiter of `task` must be able to return while its work still runs.
+    @inlinable
+    static func waiterMayLeaveEarly<Work>(_ task: Work) -> Bool {
+        task is CancellationTokenCarrier
+    }
+}
+
+/// A task whose cancellation Taskig can observe as it happens, not only before it starts.
+@usableFromInline
+protocol CancellationTokenCarrier {
+    var cancellationToken: CancellationToken { get }
+}

@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+
+extension TaskType {
+    /// Runs the task and blocks the calling thread until it produces its value.
+    ///
+    /// Safe on every thread: on the main thread the main queue keeps running while it
+    /// waits, on the task's own serial queue the work runs in place, and a task on a global
+    /// queue runs on the waiting thread instead of a second one.
+    ///
+    /// ```swift
+    /// let sum = Task { (1...10).reduce(0, +) }.await()   // 55
+    /// ```
+    @discardableResult
+    @inlinable
+    public func await() -> ResultType {
+        let cell = TaskRun.cell(for: self)
+        cell.launch(RunPlacement.forTask(on: executionQueue, waiterMayLeaveEarly: false))
+        return BlockingWait.value(of: cell)!
+    }
+
+    /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
+    /// calls `completion` with its value on the thread where the work finished.
+    ///
+    /// A delay of zero or less starts the task at once.
+    @inlinable
+    public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
+        let cell = TaskRun.cell(for: self)
+        cell.whenComplete(completion)
+        Scheduling.start(cell, on: executionQueue, after: delayBy)
+    }
+
+    /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
+    /// ignores its value.
+    @inlinable
+    public func async(delayBy: TimeInterval = 0) {
+        async(delayBy: delayBy) { _ in }
+    }
+
+    /// Runs `action` on `executionQueue` and blocks until it returns its value.
+    ///
+    /// ```swift
+    /// let answer = Task<Int>.await { 42 }
+    /// let onMain = Task<Bool>.await(executionQueue: .main) { Thread.isMainThread }
+    /// ```
+    @discardableResult
+    @inlinable
+    public static func await(
+        executionQueue: DispatchQueue = .global(),
+        action: @escaping @Sendable () -> ResultType
+    ) -> ResultType {
+        Task(executionQueue: executionQueue, action: action).await()
+    }
+
+    /// The same work as a ``ThrowableTask`` that never fails, for APIs that take one.
+    @inlinable
+    public var throwableTask: ThrowableTask<ResultType> {
+        // The protocol's contract is that `action(completion:)` may be called on another
+        // thread (the execution queue's), which is all this closure does with it.
+        nonisolated(unsafe) let action = self.action(completion:)
+        return ThrowableTask(executionQueue: executionQueue) { completion in
+            action { completion(.success($0)) }
+        }
+    }
+}

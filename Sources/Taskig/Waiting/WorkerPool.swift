@@ -1,0 +1,115 @@
+import Foundation
+
+/// Taskig's own threads, for work that must not wait for Dispatch's global pool.
+///
+/// On Linux the global pool adds about one thread per second once its threads block, so
+/// blocking waits that park global workers can stall for minutes. These threads are
+/// started on demand, one per job when none is idle, and end after `idleTimeout` without
+/// work. When `maximumThreads` are busy, ``trySubmit(_:)`` refuses the job and the caller
+/// runs it itself, so nested waits always make progress.
+///
+/// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount` and `wakeups` are
+/// only touched while `condition` is locked.
+@usableFromInline
+final class WorkerPool: @unchecked Sendable {
+    @usableFromInline
+    typealias Job = @Sendable () -> Void
+
+    /// The pool every Taskig wait shares.
+    @usableFromInline
+    static let shared = WorkerPool(maximumThreads: 64, idleTimeout: 2)
+
+    let maximumThreads: Int
+    private let idleTimeout: TimeInterval
+    private let condition = NSCondition()
+    private var jobs = JobQueue()
+    private var threadCount = 0
+    private var idleCount = 0
+    /// Idle threads that were promised a job but have not woken up yet.
+    private var wakeups = 0
+
+    init(maximumThreads: Int, idleTimeout: TimeInterval) {
+        precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
+        self.maximumThreads = maximumThreads
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
+    /// nothing, when every thread is busy and the pool is at its limit.
+    @usableFromInline
+    func trySubmit(_ job: @escaping Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if idleCount > wakeups {
+            wakeups += 1
+            jobs.append(job)
+            condition.signal()
+            return true
+        }
+        guard threadCount < maximumThreads else { return false }
+        threadCount += 1
+        jobs.append(job)
+        let thread = Thread { [self] in self.workLoop() }
+        thread.name = "taskig.worker"
+        thread.start()
+        return true
+    }
+
+    /// The number of threads the pool has now, busy or idle.
+    var currentThreadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threadCount
+    }
+
+    private func workLoop() {
+        condition.lock()
+        while true {
+            if let job = jobs.popFirst() {
+                condition.unlock()
+                job()
+                condition.lock()
+                continue
+            }
+            idleCount += 1
+            let deadline = Date(timeIntervalSinceNow: idleTimeout)
+            var timedOut = false
+            while wakeups == 0 && !timedOut {
+                timedOut = !condition.wait(until: deadline)
+            }
+            idleCount -= 1
+            if wakeups > 0 {
+                wakeups -= 1
+            } else if jobs.isEmpty {
+                threadCount -= 1
+                condition.unlock()
+                return
+            }
+        }
+    }
+}
+
+/// A first-in first-out queue of jobs that does not shift its storage on every removal.
+private struct JobQueue {
+    private var storage: [WorkerPool.Job?] = []
+    private var head = 0
+
+    var isEmpty: Bool { head == storage.count }
+
+    mutating func append(_ job: @escaping WorkerPool.Job) {
+        storage.append(job)
+    }
+
+    mutating func popFirst() -> WorkerPool.Job? {
+        guard head < storage.count else { return nil }
+        defer {
+            storage[head] = nil
+            head += 1
+            if head == storage.count {
+                storage.removeAll(keepingCapacity: true)
+                head = 0
+            }
+        }
+        return storage[head]
+    }
+}
