@@ -48,6 +48,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     let settle: (Outcome, Int) -> Verdict
     @usableFromInline
     let finished = CompletionCell<Void>(work: { _ in })
+    /// Lane numbers not running yet: lanes start when a worker is free, and a lane that
+    /// finds a chunk boundary with work left tries to start one more.
+    @exclusivity(unchecked) @usableFromInline
+    var idleLanes: [Int]
 
     /// - Parameters:
     ///   - mayEndRun: whether an outcome could end the run, so must be reported at once.
@@ -66,6 +70,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         self.machine = BoundedRunStateMachine(count: tasks.count, lanes: laneCount)
         self.mayEndRun = mayEndRun
         self.settle = settle
+        self.idleLanes = Array((0..<laneCount).reversed())
     }
 
     /// Runs the tasks and blocks until the run is finished. On the main thread the main
@@ -76,21 +81,47 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         let kind = QueueAffinity.kind(of: queue)
         switch kind {
         case .globalConcurrent:
-            for lane in 0..<laneCount where !WorkerPool.shared.trySubmit({ self.runLane(lane) }) {
-                runLane(lane)
-                break
+            recruitsLanes = true
+            while let lane = takeIdleLane() {
+                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }) else {
+                    runLane(lane)
+                    break
+                }
             }
         case .main, .other:
             if QueueAffinity.isCurrent(queue, kind: kind) {
-                runLane(0)
+                runLane(takeIdleLane()!)
             } else {
-                for lane in 0..<laneCount {
+                while let lane = takeIdleLane() {
                     queue.async { self.runLane(lane) }
                 }
             }
         }
         _ = BlockingWait.value(of: finished)
     }
+
+    @inlinable
+    func takeIdleLane() -> Int? {
+        lock.withLock { _ in idleLanes.popLast() }
+    }
+
+    /// Starts one more lane on a worker if one is idle, the pool has a thread, and there is
+    /// work that no lane has taken yet.
+    @inlinable
+    func recruitLane() {
+        var lane: Int?
+        lock.withLock { _ in
+            if !machine.isFinished && machine.hasUnclaimedTasks { lane = idleLanes.popLast() }
+        }
+        guard let lane else { return }
+        if !WorkerPool.shared.trySubmit({ self.runLane(lane) }) {
+            lock.withLock { _ in idleLanes.append(lane) }
+        }
+    }
+
+    /// Whether lanes run on Taskig's workers, so that more can be started later.
+    @usableFromInline
+    var recruitsLanes = false
 
     @inlinable
     func runLane(_ lane: Int) {
@@ -127,6 +158,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)
+            if recruitsLanes { recruitLane() }
         }
         if case .finish(let stillRunning) = next {
             for index in stillRunning { Lane.cancel(tasks[index]) }

@@ -65,6 +65,10 @@ struct BoundedRunStateMachine {
         return claim(lane: lane)
     }
 
+    /// Whether some task has not been handed to any lane yet.
+    @inlinable
+    var hasUnclaimedTasks: Bool { nextIndex < count }
+
     /// The first chunk for a lane that is starting.
     @inlinable
     mutating func claim(lane: Int) -> NextAction {

@@ -4,7 +4,7 @@ import Dispatch
 ///
 /// | task's queue | waiter on that queue | waiter elsewhere |
 /// | --- | --- | --- |
-/// | global concurrent | in place | in place, or on a Taskig worker when the waiter must be able to leave early |
+/// | global concurrent | in place | in place, or on a Taskig worker when the waiter must be able to leave early (see ``EarlyRelease``) |
 /// | main | in place | `DispatchQueue.main.async` |
 /// | any other queue | in place | `queue.async` |
 ///
@@ -22,15 +22,29 @@ enum RunPlacement {
     /// Hand the work to a Taskig worker thread, or run it in place when none is free.
     case onWorker
 
-    /// - Parameter waiterMayLeaveEarly: the waiter must be free to return before the work
-    ///   ends (the task can be cancelled, or the wait has a timeout), so the work must not
-    ///   run on the waiter's own thread when that can be avoided.
+    /// When the waiter must be free to return before the work ends.
+    @usableFromInline
+    enum EarlyRelease {
+        /// Never: the waiter waits for the work.
+        case never
+        /// When the task is cancelled. Honoured by handing the work to a worker, except
+        /// when the waiter is itself a worker (a lane of a collection wait, or work nested
+        /// in one): there the work runs in place, so nesting never multiplies threads.
+        case onCancel
+        /// At a deadline, which is always honoured.
+        case atDeadline
+    }
+
     @inlinable
-    static func forTask(on queue: DispatchQueue, waiterMayLeaveEarly: Bool) -> RunPlacement {
+    static func forTask(on queue: DispatchQueue, release: EarlyRelease) -> RunPlacement {
         let kind = QueueAffinity.kind(of: queue)
         switch kind {
         case .globalConcurrent:
-            return waiterMayLeaveEarly ? .onWorker : .inPlace
+            switch release {
+            case .never: return .inPlace
+            case .onCancel: return WorkerThread.isCurrent ? .inPlace : .onWorker
+            case .atDeadline: return .onWorker
+            }
         case .main, .other:
             return QueueAffinity.isCurrent(queue, kind: kind) ? .inPlace : .onQueue(queue)
         }

@@ -33,9 +33,9 @@ enum TaskRun {
         return cell
     }
 
-    /// Whether a waiter of `task` must be able to return while its work still runs.
+    /// Whether `task` can be cancelled while its work runs, which releases its waiters.
     @inlinable
-    static func waiterMayLeaveEarly<Work>(_ task: Work) -> Bool {
+    static func isCancellableWhileRunning<Work>(_ task: Work) -> Bool {
         task is CancellationTokenCarrier
     }
 }

@@ -5,8 +5,13 @@ import Foundation
 /// On Linux the global pool adds about one thread per second once its threads block, so
 /// blocking waits that park global workers can stall for minutes. These threads are
 /// started on demand, one per job when none is idle, and end after `idleTimeout` without
-/// work. When `maximumThreads` are busy, ``trySubmit(_:)`` refuses the job and the caller
-/// runs it itself, so nested waits always make progress.
+/// work.
+///
+/// Only nesting multiplies threads (a lane whose task runs another collection wait), so
+/// the limit applies to jobs submitted from a worker: when `maximumThreads` are busy,
+/// ``trySubmit(_:)`` refuses such a job and the worker runs it itself, which keeps nested
+/// waits moving without more threads. A job from any other thread (the top-level caller,
+/// whose `concurrency` argument already bounds what it asks for) always gets a thread.
 ///
 /// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount` and `wakeups` are
 /// only touched while `condition` is locked.
@@ -17,7 +22,7 @@ final class WorkerPool: @unchecked Sendable {
 
     /// The pool every Taskig wait shares.
     @usableFromInline
-    static let shared = WorkerPool(maximumThreads: 64, idleTimeout: 2)
+    static let shared = WorkerPool(maximumThreads: 256, idleTimeout: 2)
 
     let maximumThreads: Int
     private let idleTimeout: TimeInterval
@@ -35,7 +40,8 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
-    /// nothing, when every thread is busy and the pool is at its limit.
+    /// nothing, when the caller is a worker, every thread is busy and the pool is at its
+    /// limit.
     @usableFromInline
     func trySubmit(_ job: @escaping Job) -> Bool {
         condition.lock()
@@ -46,7 +52,7 @@ final class WorkerPool: @unchecked Sendable {
             condition.signal()
             return true
         }
-        guard threadCount < maximumThreads else { return false }
+        guard threadCount < maximumThreads || !WorkerThread.isCurrent else { return false }
         threadCount += 1
         jobs.append(job)
         let thread = Thread { [self] in self.workLoop() }
@@ -63,6 +69,7 @@ final class WorkerPool: @unchecked Sendable {
     }
 
     private func workLoop() {
+        WorkerThread.markCurrent()
         condition.lock()
         while true {
             if let job = jobs.popFirst() {

@@ -1,0 +1,53 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct AwaitFirstTests {
+    @Test func returnsAsSoonAsTheFirstFinishesAndCancelsTheRest() async throws {
+        let slow = ThrowableTask { () -> String in
+            sleep(seconds: 3)
+            return "slow"
+        }
+        let fast = ThrowableTask { () -> String in
+            sleep(seconds: 0.01)
+            return "fast"
+        }
+        let (value, seconds) = try #require(await withWatchdog { try timed { try [slow, fast].awaitFirst() } })
+        #expect(value == "fast")
+        #expect(seconds < 0.5)
+        #expect(slow.isCancelled)
+    }
+
+    @Test func theFirstToFinishWinsEvenWhenItFailed() async throws {
+        // Losers are cancelled for good, so each race gets fresh tasks.
+        @Sendable func racers() -> [ThrowableTask<Int>] {
+            let failing = ThrowableTask<Int> {
+                sleep(seconds: 0.01)
+                throw TestError(1)
+            }
+            let slow = ThrowableTask<Int> {
+                sleep(seconds: 0.5)
+                return 2
+            }
+            return [slow, failing]
+        }
+        let thrown = try await withWatchdog { thrownError { try racers().awaitFirst() } }
+        #expect(thrown as? TestError == TestError(1))
+        let result = try #require(await withWatchdog { racers().awaitFirstResult() })
+        #expect(throws: TestError(1)) { try result.get() }
+    }
+
+    @Test func noTasksIsAnEmptySequenceError() throws {
+        #expect(isEmptySequence(thrownError { try [ThrowableTask<Int>]().awaitFirst() }))
+        guard case .failure(TaskigError.emptySequence) = [ThrowableTask<Int>]().awaitFirstResult() else {
+            Issue.record("expected .failure(TaskigError.emptySequence)")
+            return
+        }
+    }
+
+    @Test func plainTasksDoNotThrow() async throws {
+        let tasks = [Task { () -> Int in sleep(seconds: 1); return 1 }, Task { 2 }]
+        #expect(try await withWatchdog { tasks.awaitFirst() } == 2)
+    }
+}

@@ -1,0 +1,67 @@
+import Testing
+@testable import Taskig
+
+@Suite struct BoundedRunStateMachineTests {
+    /// Drives the machine with lanes taking turns, settling whole chunks.
+    private func handedOutIndices(count: Int, lanes: Int) -> [Int] {
+        var machine = BoundedRunStateMachine(count: count, lanes: lanes)
+        var handedOut: [Int] = []
+        var chunks: [Range<Int>?] = (0..<lanes).map { lane in
+            if case .run(let chunk) = machine.claim(lane: lane) { return chunk }
+            return nil
+        }
+        while chunks.contains(where: { $0 != nil }) {
+            for lane in 0..<lanes {
+                guard let chunk = chunks[lane] else { continue }
+                handedOut.append(contentsOf: chunk)
+                switch machine.settle(lane: lane, settled: chunk.count) {
+                case .run(let next): chunks[lane] = next
+                case .stop, .finish: chunks[lane] = nil
+                }
+            }
+        }
+        #expect(machine.isFinished)
+        return handedOut
+    }
+
+    @Test(arguments: [(1, 1), (10, 3), (1000, 50), (100_000, 50), (7, 50)])
+    func everyTaskIsHandedOutOnce(count: Int, lanes: Int) {
+        let indices = handedOutIndices(count: count, lanes: lanes)
+        #expect(indices.sorted() == Array(0..<count))
+    }
+
+    @Test func oneLaneRunsEverythingInOrder() throws {
+        #expect(handedOutIndices(count: 500, lanes: 1) == Array(0..<500))
+    }
+
+    @Test func chunksStayBounded() throws {
+        var machine = BoundedRunStateMachine(count: 1_000_000, lanes: 1)
+        guard case .run(let chunk) = machine.claim(lane: 0) else {
+            Issue.record("expected a chunk")
+            return
+        }
+        #expect(chunk.count == BoundedRunStateMachine.maximumChunkSize)
+    }
+
+    @Test func smallRunsHandOutOneTaskAtATime() throws {
+        var machine = BoundedRunStateMachine(count: 8, lanes: 4)
+        for lane in 0..<4 {
+            #expect(machine.claim(lane: lane) == .run(lane..<(lane + 1)))
+        }
+    }
+
+    @Test func finishingEarlyNamesTheOtherLanesTasks() throws {
+        var machine = BoundedRunStateMachine(count: 8, lanes: 3)
+        _ = machine.claim(lane: 0)
+        _ = machine.claim(lane: 1)
+        _ = machine.claim(lane: 2)
+        #expect(machine.settle(lane: 1, settled: 1, finishesRun: true) == .finish(cancelling: [0, 2]))
+        #expect(machine.claim(lane: 0) == .stop)
+        #expect(machine.settle(lane: 0, settled: 1) == .stop)
+    }
+
+    @Test func noTasksIsFinishedFromTheStart() throws {
+        let machine = BoundedRunStateMachine(count: 0, lanes: 0)
+        #expect(machine.isFinished)
+    }
+}

@@ -1,0 +1,98 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct CancellationTests {
+    @Test func aTaskCancelledBeforeItStartsNeverStarts() throws {
+        let started = LockedValue(false)
+        let task = ThrowableTask { () -> Int in
+            started.set(true)
+            return 1
+        }
+        task.cancel()
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try task.await() }
+        #expect(!started.value)
+    }
+
+    @Test func waitersReturnPromptlyWithoutWaitingForTheBody() async throws {
+        let task = ThrowableTask { () -> Int in
+            sleep(seconds: 3)
+            return 1
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { task.cancel() }
+        let (result, seconds) = try #require(await withWatchdog { timed { task.awaitResult() } })
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
+        #expect(seconds < 1)
+    }
+
+    @Test func aRunningBodyCanPollACopy() async throws {
+        let stoppedEarly = LockedValue(false)
+        let box = LockedValue<ThrowableTask<Int>?>(nil)
+        let task = ThrowableTask { () -> Int in
+            let deadline = DispatchTime.now() + 5
+            while DispatchTime.now() < deadline {
+                if box.value?.isCancelled == true {
+                    stoppedEarly.set(true)
+                    throw CancellableTaskError.taskWasCancelled
+                }
+                sleep(seconds: 0.005)
+            }
+            return 1
+        }
+        box.set(task)
+        let copy = task
+        let cancelled = try await withWatchdog { () -> Result<Int, Error> in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { copy.isCancelled = true }
+            return task.awaitResult()
+        }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try cancelled?.get() }
+        let stopped = try await withWatchdog { () -> Bool in
+            let deadline = DispatchTime.now() + 5
+            while !stoppedEarly.value && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
+            return stoppedEarly.value
+        }
+        #expect(stopped == true)
+        #expect(task.isCancelled)
+    }
+
+    @Test func cancellingTwiceIsHarmless() throws {
+        let task = ThrowableTask { 1 }
+        task.cancel()
+        task.cancel()
+        task.isCancelled = true
+        #expect(task.isCancelled)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try task.await() }
+    }
+
+    @Test func asyncCallbacksHearOfCancellationPromptly() throws {
+        let task = ThrowableTask { () -> Int in
+            sleep(seconds: 3)
+            return 1
+        }
+        let received = DispatchSemaphore(value: 0)
+        let outcome = LockedValue<Result<Int, Error>?>(nil)
+        task.async { result in
+            outcome.set(result)
+            received.signal()
+        }
+        sleep(seconds: 0.05)
+        task.cancel()
+        #expect(received.wait(timeout: .now() + 1) == .success)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try outcome.value?.get() }
+    }
+
+    @Test func awaitingAFinishedTaskAgainRunsItAgain() throws {
+        let runs = LockedValue(0)
+        let task = ThrowableTask { runs.update { $0 += 1; return $0 } }
+        #expect(try task.await() == 1)
+        #expect(try task.await() == 2)
+        task.cancel()
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try task.await() }
+        #expect(runs.value == 2)
+    }
+
+    @Test func theErrorIsReadable() throws {
+        #expect("\(CancellableTaskError.taskWasCancelled)".contains("cancelled"))
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import Taskig
+
+/// Documented programmer errors stop the process with a message that says what was wrong.
+@Suite struct ProgrammerErrorTests {
+    @Test func concurrencyBelowOneIsReported() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = [Task { 1 }].awaitAll(concurrency: 0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("concurrency is how many tasks may run at once and must be at least 1"))
+    }
+
+    @Test func throwingCollectionsReportConcurrencyBelowOneToo() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = try? [ThrowableTask { 1 }].awaitFirst(concurrency: -3)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("awaitFirstResult(concurrency: -3)"))
+    }
+
+    @Test func awaitFirstOnNoPlainTasksIsReported() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = [Task<Int>]().awaitFirst()
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("empty collection of tasks"))
+    }
+
+    @Test func aNaNTimeoutIsReported() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = try? ThrowableTask { 1 }.await(timeout: .nan)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("await(timeout:) was given NaN"))
+    }
+
+    @Test func unCancellingIsReported() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let task = ThrowableTask { 1 }
+            task.cancel()
+            task.isCancelled = false
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("cannot be un-cancelled"))
+    }
+}

@@ -1,0 +1,54 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct SerialQueueTests {
+    @Test func awaitingATaskOnTheQueueYouAreOnRunsItInPlace() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 1)
+        let value = try await withWatchdog {
+            queue.sync {
+                Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -1 }.await()
+            }
+        }
+        #expect(value == 1)
+    }
+
+    @Test func throwingAndTimedWaitsOnTheSameQueueDoNotHang() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial-throwing")
+        let values = try await withWatchdog {
+            try queue.sync {
+                let task = ThrowableTask(executionQueue: queue) { 2 }
+                return [try task.await(), try task.await(timeout: 5)]
+            }
+        }
+        #expect(values == [2, 2])
+    }
+
+    @Test func aQueueThatTargetsTheTasksQueueCountsAsBeingOnIt() async throws {
+        let target = DispatchQueue(label: "taskig.test.target")
+        let child = DispatchQueue(label: "taskig.test.child", target: target)
+        let value = try await withWatchdog {
+            child.sync { Task(executionQueue: target) { 3 }.await() }
+        }
+        #expect(value == 3)
+    }
+
+    @Test func collectionsWhoseLanesQueueIsTheCurrentOneRunInPlace() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial-lanes")
+        let values = try await withWatchdog {
+            queue.sync { (0..<5).map { i in Task(executionQueue: queue) { i } }.awaitAll(queue) }
+        }
+        #expect(values == [0, 1, 2, 3, 4])
+    }
+
+    @Test func awaitingFromElsewhereRunsTheWorkOnTheQueue() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial-remote")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 9)
+        let value = try await withWatchdog { Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.await() }
+        #expect(value == 9)
+    }
+}

@@ -1,0 +1,82 @@
+@testable import Taskig
+import Foundation
+import Synchronization
+
+/// A value shared between test threads.
+final class LockedValue<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func set(_ value: Value) { mutex.withLock { $0 = value } }
+    @discardableResult
+    func update<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+}
+
+/// Counts how many pieces of work run at once, and the most that ever did.
+final class ConcurrencyProbe: Sendable {
+    private let state = Mutex((current: 0, peak: 0, started: 0))
+
+    func enter() {
+        state.withLock { state in
+            state.current += 1
+            state.started += 1
+            state.peak = max(state.peak, state.current)
+        }
+    }
+
+    func exit() {
+        state.withLock { $0.current -= 1 }
+    }
+
+    /// Runs `body` counted as one piece of work.
+    func measure<T>(_ body: () throws -> T) rethrows -> T {
+        enter()
+        defer { exit() }
+        return try body()
+    }
+
+    var peak: Int { state.withLock { $0.peak } }
+    var started: Int { state.withLock { $0.started } }
+    var current: Int { state.withLock { $0.current } }
+}
+
+/// An error the tests throw on purpose.
+struct TestError: Error, Equatable {
+    let id: Int
+    init(_ id: Int = 0) { self.id = id }
+}
+
+/// Sleeps the current thread.
+func sleep(seconds: Double) {
+    Thread.sleep(forTimeInterval: seconds)
+}
+
+extension Result {
+    /// The error of a failure, `nil` for a success.
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
+
+/// Whether `error` is Taskig's `timedOut`.
+func isTimedOut(_ error: Error?) -> Bool {
+    if case TaskigError.timedOut? = error { return true }
+    return false
+}
+
+/// Whether `error` is Taskig's `emptySequence`.
+func isEmptySequence(_ error: Error?) -> Bool {
+    if case TaskigError.emptySequence? = error { return true }
+    return false
+}
+
+/// The error `body` throws, or `nil`.
+func thrownError<T>(_ body: () throws -> T) -> Error? {
+    do {
+        _ = try body()
+        return nil
+    } catch {
+        return error
+    }
+}

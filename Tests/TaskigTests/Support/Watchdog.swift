@@ -1,0 +1,44 @@
+import Dispatch
+import Foundation
+import Testing
+
+/// Runs `body` on its own thread and fails the test, instead of hanging the suite, when it
+/// does not return within `seconds`. Returns `nil` after a hang.
+///
+/// The test suspends while it waits, so a blocking body never holds one of Swift
+/// concurrency's few cooperative threads.
+func withWatchdog<T: Sendable>(
+    seconds: Double = 10,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () throws -> T
+) async throws -> T? {
+    let outcome: Result<T, Error>? = await withCheckedContinuation { continuation in
+        let resumed = LockedValue(false)
+        let resumeOnce: @Sendable (Result<T, Error>?) -> Void = { outcome in
+            let first = resumed.update { wasResumed in
+                defer { wasResumed = true }
+                return !wasResumed
+            }
+            if first { continuation.resume(returning: outcome) }
+        }
+        Thread.detachNewThread { resumeOnce(Result(catching: body)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resumeOnce(nil) }
+    }
+    guard let outcome else {
+        Issue.record("hung: did not finish within \(seconds) s", sourceLocation: sourceLocation)
+        return nil
+    }
+    return try outcome.get()
+}
+
+/// Seconds since `start`.
+func secondsSince(_ start: DispatchTime) -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+}
+
+/// Measures how long `body` takes, in seconds.
+func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double) {
+    let start = DispatchTime.now()
+    let value = try body()
+    return (value, secondsSince(start))
+}

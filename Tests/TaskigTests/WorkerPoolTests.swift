@@ -1,0 +1,47 @@
+import Dispatch
+import Testing
+@testable import Taskig
+
+@Suite struct WorkerPoolTests {
+    @Test func runsBlockingJobsAtOnceAndRefusesNestedJobsBeyondItsLimit() throws {
+        let pool = WorkerPool(maximumThreads: 3, idleTimeout: 1)
+        let release = DispatchSemaphore(value: 0)
+        let probe = ConcurrencyProbe()
+        let finished = DispatchGroup()
+        let nestedAccepted = LockedValue<Bool?>(nil)
+        for job in 0..<3 {
+            finished.enter()
+            #expect(pool.trySubmit {
+                if job == 0 {
+                    let deadline = DispatchTime.now() + 5
+                    while probe.current < 2 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+                    nestedAccepted.set(pool.trySubmit {})
+                }
+                probe.measure { release.wait() }
+                finished.leave()
+            })
+        }
+        let deadline = DispatchTime.now() + 5
+        while probe.current < 3 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+        #expect(probe.peak == 3)
+        #expect(nestedAccepted.value == false, "a full pool refuses a worker's job, so the worker runs it itself")
+        finished.enter()
+        #expect(pool.trySubmit { finished.leave() }, "a job from outside the pool always gets a thread")
+        for _ in 0..<3 { release.signal() }
+        #expect(finished.wait(timeout: .now() + 5) == .success)
+    }
+
+    @Test func reusesIdleThreadsAndLetsThemGo() throws {
+        let pool = WorkerPool(maximumThreads: 4, idleTimeout: 0.2)
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<20 {
+            #expect(pool.trySubmit { done.signal() })
+            #expect(done.wait(timeout: .now() + 5) == .success)
+            sleep(seconds: 0.002)
+        }
+        #expect(pool.currentThreadCount <= 2, "an idle worker takes the next job")
+        let deadline = DispatchTime.now() + 5
+        while pool.currentThreadCount > 0 && DispatchTime.now() < deadline { sleep(seconds: 0.02) }
+        #expect(pool.currentThreadCount == 0)
+    }
+}
