@@ -1,4 +1,4 @@
-import Synchronization
+
 
 /// The cancellation state shared by every copy of a task.
 ///
@@ -15,7 +15,7 @@ final class CancellationToken: Sendable {
         var handlers: [HandlerID: @Sendable () -> Void] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     @usableFromInline
     init() {}

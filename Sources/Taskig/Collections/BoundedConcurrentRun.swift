@@ -32,7 +32,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     }
 
     @usableFromInline
-    let lock = Mutex(())
+    let lock = LockedState(())
     @exclusivity(unchecked) @usableFromInline
     var machine: BoundedRunStateMachine
     /// Set once the run is over; lanes read it before each task so they start nothing more.

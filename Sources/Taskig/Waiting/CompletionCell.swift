@@ -1,49 +1,63 @@
-import Synchronization
-
 /// One run of a task: the work to start, claimed exactly once, and the one-shot result that
 /// every waiter and callback sees.
 ///
 /// This is the only place a run's state lives, and the only place a task's work and result
-/// cross threads.
+/// cross threads. It is a reference: copies of a cell are the same run.
 ///
-/// `@unchecked Sendable` is safe here: `machine` and `value` are only written while `lock`
-/// is held, and `value` never changes once the machine is completed, so reading it after
-/// observing completion under the lock is ordered. The work is handed to exactly the thread
-/// that claims it under the lock. Callbacks run outside the lock so that they may re-enter
-/// the cell.
+/// All state sits in one ``LockedState``: the ``CompletionStateMachine`` and the value. The
+/// value never changes once the machine is completed. Work and callbacks run outside the
+/// lock so that they may re-enter the cell.
 @usableFromInline
-final class CompletionCell<Value>: @unchecked Sendable {
+struct CompletionCell<Value>: Sendable {
     /// Work that reports its value through the callback it is given.
     @usableFromInline
     typealias Work = (_ complete: @escaping @Sendable (Value) -> Void) -> Void
 
     @usableFromInline
-    let lock = Mutex(())
-    // Guarded by `lock`; Swift's dynamic exclusivity checks would only repeat that.
-    @exclusivity(unchecked) @usableFromInline
-    var machine: CompletionStateMachine
-    @exclusivity(unchecked) @usableFromInline
-    var value: Value?
+    struct State {
+        @usableFromInline
+        var machine: CompletionStateMachine
+        @usableFromInline
+        var value: Value?
+
+        @inlinable
+        init(machine: CompletionStateMachine) {
+            self.machine = machine
+        }
+    }
+
+    @usableFromInline
+    let state: LockedState<State>
 
     /// A run of `work`. Nothing runs until someone calls ``startIfNeeded()``.
     @inlinable
     init(work: @escaping Work) {
-        machine = CompletionStateMachine(work: {})
-        // `startIfNeeded()` is the only caller of the work, and it runs on `self`, so the
-        // cell is alive whenever the work runs.
-        machine = CompletionStateMachine { [unowned(unsafe) self] in
-            work { [self] value in self.complete(with: value) }
+        state = LockedState(State(machine: CompletionStateMachine(work: {})))
+        // The stored work refers to its own cell without keeping it alive: only
+        // `startIfNeeded()` runs it, and that is called on a cell someone holds.
+        let unretained = Unmanaged.passUnretained(state.buffer)
+        // No other thread can see the cell yet, so this needs no lock.
+        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer).withUnsafeMutablePointerToHeader { state in
+            state.pointee.machine = CompletionStateMachine {
+                let cell = CompletionCell(state: LockedState(buffer: unretained.takeUnretainedValue()))
+                work { value in cell.complete(with: value) }
+            }
         }
     }
 
     @inlinable
+    init(state: LockedState<State>) {
+        self.state = state
+    }
+
+    @inlinable
     var completedValue: Value? {
-        lock.withLock { _ in value }
+        state.withLock { $0.value }
     }
 
     @inlinable
     var hasStarted: Bool {
-        lock.withLock { _ in machine.hasStarted }
+        state.withLock { $0.machine.hasStarted }
     }
 
     /// Runs the work on the calling thread unless it has started already or the run is
@@ -51,9 +65,7 @@ final class CompletionCell<Value>: @unchecked Sendable {
     @inlinable
     @discardableResult
     func startIfNeeded() -> Bool {
-        var work: CompletionStateMachine.Work?
-        lock.withLock { _ in work = machine.claimStart() }
-        guard let work else { return false }
+        guard let work = state.withLock({ $0.machine.claimStart() }) else { return false }
         work()
         return true
     }
@@ -62,10 +74,10 @@ final class CompletionCell<Value>: @unchecked Sendable {
     @inlinable
     @discardableResult
     func complete(with value: Value) -> Bool {
-        var action = CompletionStateMachine.CompleteAction.alreadyCompleted
-        lock.withLock { _ in
-            action = machine.complete()
-            if case .deliver = action { self.value = value }
+        let action = state.withLock { state in
+            let action = state.machine.complete()
+            if case .deliver = action { state.value = value }
+            return action
         }
         guard case .deliver(let callbacks) = action else { return false }
         for callback in callbacks { callback() }
@@ -76,13 +88,23 @@ final class CompletionCell<Value>: @unchecked Sendable {
     /// run is already complete, otherwise on the thread that completes it.
     @inlinable
     func whenComplete(_ callback: @escaping (Value) -> Void) {
-        var action = CompletionStateMachine.AddCallbackAction.stored
-        var completedValue: Value?
-        lock.withLock { _ in
-            // The cell outlives its callbacks: they run from `complete(with:)`, on `self`.
-            action = machine.addCallback { [unowned(unsafe) self] in callback(self.value!) }
-            completedValue = value
+        // Callbacks run from `complete(with:)` on a held cell, so they need not retain it.
+        let unretained = Unmanaged.passUnretained(state.buffer)
+        let completedValue: Value? = state.withLock { state in
+            let action = state.machine.addCallback {
+                let buffer = ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: unretained.takeUnretainedValue())
+                callback(buffer.withUnsafeMutablePointerToHeader { $0.pointee.value! })
+            }
+            guard case .deliverNow = action else { return nil }
+            return state.value
         }
-        if case .deliverNow = action { callback(completedValue!) }
+        if let completedValue { callback(completedValue) }
+    }
+}
+
+extension LockedState {
+    @inlinable
+    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
+        self.buffer = buffer
     }
 }

@@ -1,0 +1,110 @@
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// State guarded by the platform's own mutex, both in one allocation.
+///
+/// Taskig uses this rather than `Synchronization.Mutex` because ThreadSanitizer understands
+/// the platform mutex (`pthread_mutex_t`, `os_unfair_lock`) but, on Linux, not `Mutex`,
+/// whose uninstrumented lock made it report races that cannot happen. The lock lives in the
+/// tail of a `ManagedBuffer`, so its address never changes.
+///
+/// `@unchecked Sendable` is safe here: the state is only reachable through ``withLock(_:)``,
+/// which holds the mutex for the whole access.
+@usableFromInline
+struct LockedState<State>: @unchecked Sendable {
+    @usableFromInline
+    let buffer: ManagedBuffer<State, PlatformLock.Primitive>
+
+    @inlinable
+    init(_ initial: State) {
+        buffer = LockedStateBuffer<State>.create(minimumCapacity: 1) { buffer in
+            buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
+            return initial
+        }
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    @inlinable
+    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+        // Through `ManagedBufferPointer`, which reaches the state by address: going through
+        // `ManagedBuffer.header` would count as an access to it before the lock is taken.
+        try ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers { state, lock in
+            PlatformLock.lock(lock)
+            defer { PlatformLock.unlock(lock) }
+            return try body(&state.pointee)
+        }
+    }
+
+    /// Whether two values share one state.
+    @inlinable
+    func isSame(as other: LockedState<State>) -> Bool {
+        buffer === other.buffer
+    }
+}
+
+@usableFromInline
+final class LockedStateBuffer<State>: ManagedBuffer<State, PlatformLock.Primitive> {
+    deinit {
+        withUnsafeMutablePointerToElements { PlatformLock.destroy($0) }
+    }
+}
+
+/// The platform mutex, as plain functions on a pointer to it.
+@usableFromInline
+enum PlatformLock {
+    #if canImport(Darwin)
+    @usableFromInline
+    typealias Primitive = os_unfair_lock
+
+    @inlinable
+    static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+        lock.initialize(to: os_unfair_lock())
+    }
+
+    @inlinable
+    static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+        lock.deinitialize(count: 1)
+    }
+
+    @inlinable
+    static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+        os_unfair_lock_lock(lock)
+    }
+
+    @inlinable
+    static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+        os_unfair_lock_unlock(lock)
+    }
+    #else
+    @usableFromInline
+    typealias Primitive = pthread_mutex_t
+
+    @inlinable
+    static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+        lock.initialize(to: pthread_mutex_t())
+        let status = pthread_mutex_init(lock, nil)
+        precondition(status == 0, "Taskig could not create a mutex (error \(status))")
+    }
+
+    @inlinable
+    static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+        pthread_mutex_destroy(lock)
+        lock.deinitialize(count: 1)
+    }
+
+    @inlinable
+    static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+        pthread_mutex_lock(lock)
+    }
+
+    @inlinable
+    static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+        pthread_mutex_unlock(lock)
+    }
+    #endif
+}
