@@ -14,6 +14,12 @@ let package = Package(
         .target(name: "TaskigURL", dependencies: ["Taskig"]),
         .executableTarget(name: "taskig-demo", dependencies: ["Taskig"]),
         .testTarget(name: "TaskigTests", dependencies: ["Taskig"]),
+        // A command-line program that waits on its main thread; TaskigTests runs it.
+        .executableTarget(
+            name: "taskig-main-thread-script",
+            dependencies: ["Taskig"],
+            path: "Tests/MainThreadScript"
+        ),
         .testTarget(name: "TaskigURLTests", dependencies: ["TaskigURL"]),
         // The README's examples, compiled the way most existing clients build: in Swift 5 mode.
         .testTarget(

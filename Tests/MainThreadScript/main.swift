@@ -1,0 +1,54 @@
+// A command-line program that waits on its main thread, as scripts do. The tests in
+// TaskigTests/MainThreadScriptTests.swift run it and read what it prints.
+import Dispatch
+import Foundation
+import Taskig
+
+let mainKey = DispatchSpecificKey<String>()
+DispatchQueue.main.setSpecific(key: mainKey, value: "main")
+
+func report(_ scenario: String, _ passed: Bool) {
+    print("\(passed ? "OK" : "FAIL") \(scenario)")
+}
+
+let onMainQueue = Task<Bool>(executionQueue: .main) { DispatchQueue.getSpecific(key: mainKey) == "main" }
+report("task on the main queue", onMainQueue.await())
+
+let throughMain = Task<Int> { done in
+    DispatchQueue.global().async { DispatchQueue.main.async { done(42) } }
+}
+report("completion through DispatchQueue.main.async", throughMain.await() == 42)
+
+let throwingOnMain = ThrowableTask<String>(executionQueue: .main) { "main" }
+report("throwable task on the main queue", (try? throwingOnMain.await()) == "main")
+
+let timed = ThrowableTask<Int> { done in
+    DispatchQueue.main.asyncAfter(deadline: .now() + 0.05) { done(.success(7)) }
+}
+report("timed wait completing through main", (try? timed.await(timeout: 5)) == 7)
+
+let neverEnds = ThrowableTask<Int> { _ in }
+let start = DispatchTime.now()
+var timedOut = false
+do { try neverEnds.await(timeout: 0.1) } catch TaskigError.timedOut { timedOut = true } catch {}
+let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+report("timeout on the main thread", timedOut && waited < 1)
+
+let collection = (0..<5).map { i in Task<Int>(executionQueue: .main) { i } }.awaitAll()
+report("awaitAll of main-queue tasks", collection == [0, 1, 2, 3, 4])
+
+let mixed = (0..<5).map { i in
+    Task<Int> { done in DispatchQueue.main.async { done(i * 2) } }
+}.awaitAll(concurrency: 2)
+report("awaitAll of tasks completing through main", mixed == [0, 2, 4, 6, 8])
+
+if CommandLine.arguments.contains("--dispatch-main") {
+    // Under dispatchMain() the main queue's blocks run without the main run loop; a task on
+    // the main queue awaited from one of them runs in place.
+    DispatchQueue.main.async {
+        let value = Task<Int>(executionQueue: .main) { 5 }.await()
+        report("task on the main queue from a main-queue block under dispatchMain", value == 5)
+        exit(0)
+    }
+    dispatchMain()
+}

@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+import XCTest
+@testable import Taskig
+
+/// XCTest runs its tests on the main thread, so these wait there, as a script does.
+final class MainThreadTests: XCTestCase {
+    private var watchdog: DispatchWorkItem?
+
+    override func setUp() {
+        // A hang on the main thread cannot be interrupted; end the run loudly instead.
+        let item = DispatchWorkItem { fatalError("watchdog: a main-thread wait hung for 20 s") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: item)
+        watchdog = item
+    }
+
+    override func tearDown() {
+        watchdog?.cancel()
+    }
+
+    func testTheseRunOnTheMainThread() {
+        XCTAssertTrue(Thread.isMainThread)
+    }
+
+    func testAwaitingATaskOnTheMainQueueRunsIt() {
+        XCTAssertEqual(Task<Bool>(executionQueue: .main) { Thread.isMainThread }.await(), true)
+    }
+
+    func testAwaitingATaskThatCompletesThroughTheMainQueue() throws {
+        let task = ThrowableTask<Int> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
+                DispatchQueue.main.async { done(.success(3)) }
+            }
+        }
+        XCTAssertEqual(try task.await(), 3)
+    }
+
+    func testTheMainQueueKeepsRunningDuringAWait() {
+        let ranMeanwhile = LockedValue(false)
+        DispatchQueue.main.async { ranMeanwhile.set(true) }
+        _ = Task { sleep(seconds: 0.05) }.throwableTask.awaitResult()
+        let waited = Task<Bool> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done(ranMeanwhile.value) }
+        }.await()
+        XCTAssertTrue(waited)
+    }
+
+    func testCollectionWaitsOnTheMainThread() throws {
+        let values = (0..<4).map { i in Task<Int>(executionQueue: .main) { i } }.awaitAll()
+        XCTAssertEqual(values, [0, 1, 2, 3])
+        let first = try [ThrowableTask<Int> { done in DispatchQueue.main.async { done(.success(1)) } }].awaitFirst()
+        XCTAssertEqual(first, 1)
+    }
+
+    func testTimeoutOnTheMainThread() {
+        let start = DispatchTime.now()
+        XCTAssertThrowsError(try ThrowableTask<Int> { _ in }.await(timeout: 0.1)) { error in
+            XCTAssertTrue(isTimedOut(error))
+        }
+        XCTAssertLessThan(secondsSince(start), 1)
+    }
+}
