@@ -43,7 +43,10 @@ import Testing
         box.set(task)
         let copy = task
         let cancelled = try await withWatchdog { () -> Result<Int, Error> in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { copy.isCancelled = true }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+                var cancelling = copy
+                cancelling.isCancelled = true
+            }
             return task.awaitResult()
         }
         #expect(throws: CancellableTaskError.taskWasCancelled) { try cancelled?.get() }
@@ -57,7 +60,7 @@ import Testing
     }
 
     @Test func cancellingTwiceIsHarmless() throws {
-        let task = ThrowableTask { 1 }
+        var task = ThrowableTask { 1 }
         task.cancel()
         task.cancel()
         task.isCancelled = true

@@ -38,7 +38,7 @@ import Testing
 
     @Test func unCancellingIsReported() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let task = ThrowableTask { 1 }
+            var task = ThrowableTask { 1 }
             task.cancel()
             task.isCancelled = false
         }

@@ -18,7 +18,7 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Result<Element.ResultType, Error> {
         let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(on: task.executionQueue, release: .never))
+        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 
@@ -34,7 +34,7 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Element.ResultType {
         let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(on: task.executionQueue, release: .never))
+        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 

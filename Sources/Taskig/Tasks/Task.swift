@@ -18,6 +18,8 @@ public struct Task<T>: TaskType, Sendable {
     /// The queue the task's work runs on.
     public let executionQueue: DispatchQueue
     @usableFromInline
+    let executionQueueKind: QueueAffinity.Kind
+    @usableFromInline
     let body: @Sendable (@escaping @Sendable (T) -> Void) -> Void
 
     /// A task whose work returns its value.
@@ -31,6 +33,7 @@ public struct Task<T>: TaskType, Sendable {
         action: @escaping @Sendable () -> T
     ) {
         self.executionQueue = executionQueue
+        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
         self.body = { completion in completion(action()) }
     }
 
@@ -47,6 +50,7 @@ public struct Task<T>: TaskType, Sendable {
         action: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void
     ) {
         self.executionQueue = executionQueue
+        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
         self.body = action
     }
 
@@ -74,3 +78,5 @@ extension Task where T == Void {
         Task(executionQueue: executionQueue, action: action).async(delayBy: delayBy)
     }
 }
+
+extension Task: KnownQueueKind {}

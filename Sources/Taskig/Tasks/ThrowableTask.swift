@@ -15,6 +15,8 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// The queue the task's work runs on.
     public let executionQueue: DispatchQueue
     @usableFromInline
+    let executionQueueKind: QueueAffinity.Kind
+    @usableFromInline
     let cancellationToken: CancellationToken
     @usableFromInline
     let body: @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
@@ -50,6 +52,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
         action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
     ) {
         self.executionQueue = executionQueue
+        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
         self.cancellationToken = CancellationToken()
         self.body = action
     }
@@ -71,6 +74,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     ) {
         let token = CancellationToken()
         self.executionQueue = executionQueue
+        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
         self.cancellationToken = token
         self.body = { completion in
             let work = _Concurrency.Task {
@@ -102,7 +106,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     @inlinable
     public var isCancelled: Bool {
         get { cancellationToken.isCancelled }
-        nonmutating set {
+        set {
             if newValue {
                 cancellationToken.cancel()
             } else {
@@ -123,4 +127,4 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     }
 }
 
-extension ThrowableTask: CancellationTokenCarrier {}
+extension ThrowableTask: CancellationTokenCarrier, KnownQueueKind {}

@@ -10,7 +10,7 @@ import Foundation
 @usableFromInline
 enum QueueAffinity {
     @usableFromInline
-    enum Kind {
+    enum Kind: Sendable {
         /// `DispatchQueue.main`: serial, and on a command-line program's main thread it can
         /// be serviced by running the main run loop.
         case main

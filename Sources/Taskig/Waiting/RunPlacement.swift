@@ -36,8 +36,8 @@ enum RunPlacement {
     }
 
     @inlinable
-    static func forTask(on queue: DispatchQueue, release: EarlyRelease) -> RunPlacement {
-        let kind = QueueAffinity.kind(of: queue)
+    static func forTask<Work>(_ task: Work, on queue: DispatchQueue, release: EarlyRelease) -> RunPlacement {
+        let kind = (task as? KnownQueueKind)?.executionQueueKind ?? QueueAffinity.kind(of: queue)
         switch kind {
         case .globalConcurrent:
             switch release {
@@ -66,4 +66,11 @@ extension CompletionCell {
             }
         }
     }
+}
+
+/// A task that worked out what kind of queue it runs on when it was made, so that waiting
+/// for it does not read the queue's label every time.
+@usableFromInline
+protocol KnownQueueKind {
+    var executionQueueKind: QueueAffinity.Kind { get }
 }

@@ -15,7 +15,7 @@ extension TaskType {
     @inlinable
     public func await() -> ResultType {
         let cell = TaskRun.cell(for: self)
-        cell.launch(RunPlacement.forTask(on: executionQueue, release: .never))
+        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 

@@ -13,7 +13,7 @@ extension ThrowableTaskType {
     public func awaitResult() -> Result<ResultType, Error> {
         let cell = TaskRun.cell(for: self)
         let release: RunPlacement.EarlyRelease = TaskRun.isCancellableWhileRunning(self) ? .onCancel : .never
-        cell.launch(RunPlacement.forTask(on: executionQueue, release: release))
+        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: release))
         return BlockingWait.value(of: cell)!
     }
 
@@ -49,7 +49,7 @@ extension ThrowableTaskType {
         precondition(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
         let cell = TaskRun.cell(for: self)
         if timeout > 0 {
-            cell.launch(RunPlacement.forTask(on: executionQueue, release: .atDeadline))
+            cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .atDeadline))
             let deadline = DispatchTime.now() + min(timeout, Scheduling.longestDelay)
             if let result = BlockingWait.value(of: cell, until: deadline) {
                 return try result.get()
