@@ -18,6 +18,9 @@ public enum TaskigError: Error, CustomStringConvertible {
     case timedOut
     /// `awaitAny` found no task that succeeded. Carries every task's error, in input order.
     case allFailed([Error])
+    /// A task was awaited from inside its own work (a continuation waiting for the very task
+    /// it belongs to, or a future's work waiting for that future), which could never end.
+    case awaitedFromItsOwnWork
 
     /// A readable explanation of the failure.
     public var description: String {
@@ -26,6 +29,9 @@ public enum TaskigError: Error, CustomStringConvertible {
             return "TaskigError.emptySequence: there were no tasks to wait for, so there is no first result"
         case .timedOut:
             return "TaskigError.timedOut: the task did not finish before the timeout and was cancelled"
+        case .awaitedFromItsOwnWork:
+            return "TaskigError.awaitedFromItsOwnWork: a task was awaited from inside its own work, "
+                + "which would wait forever; await it from outside, or use its value directly"
         case .allFailed(let errors):
             return "TaskigError.allFailed: all \(errors.count) tasks failed; first error: "
                 + (errors.first.map { String(describing: $0) } ?? "none")

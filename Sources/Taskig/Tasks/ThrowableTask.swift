@@ -18,6 +18,9 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     let executionQueueKind: QueueAffinity.Kind
     @usableFromInline
     let cancellationToken: CancellationToken
+    /// For a composed task, the last link of its chain; `nil` for a task made from a closure.
+    @usableFromInline
+    let chainLink: ChainLink?
     @usableFromInline
     let body: @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
 
@@ -51,10 +54,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
         executionQueue: DispatchQueue = .global(),
         action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
     ) {
-        self.executionQueue = executionQueue
-        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
-        self.cancellationToken = CancellationToken()
-        self.body = action
+        self.init(executionQueue: executionQueue, cancellationToken: CancellationToken(), body: action)
     }
 
     /// A task whose work is Swift concurrency code. Each run starts it in a new
@@ -67,25 +67,51 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// }
     /// let text = try greeting.await()
     /// ```
-    @inlinable
+    ///
+    /// Blocking ``ThrowableTaskType/await()`` on such a task from a thread of Swift's
+    /// cooperative pool can starve that pool; from async code, use ``ThrowableTaskType/value``.
     public init(
         executionQueue: DispatchQueue = .global(),
         action: @escaping @Sendable () async throws -> T
     ) {
         let token = CancellationToken()
-        self.executionQueue = executionQueue
-        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
-        self.cancellationToken = token
-        self.body = { completion in
+        self.init(executionQueue: executionQueue, cancellationToken: token) { completion in
+            // The cancellation handler must go once the work ends, whichever happens first:
+            // the work ending or the handler being registered.
+            let registration = LockedState((handler: CancellationToken.HandlerID?.none, workEnded: false))
             let work = _Concurrency.Task {
                 let result: Result<T, Error>
                 do { result = .success(try await action()) } catch { result = .failure(error) }
                 completion(result)
+                let handler = registration.withLock { state in
+                    state.workEnded = true
+                    return state.handler
+                }
+                if let handler { token.removeHandler(handler) }
             }
-            if let handler = token.onCancel({ work.cancel() }) {
-                _ = handler
+            guard let handler = token.onCancel({ work.cancel() }) else { return }
+            let workEnded = registration.withLock { state in
+                state.handler = handler
+                return state.workEnded
             }
+            if workEnded { token.removeHandler(handler) }
         }
+    }
+
+    /// A task with the given cancellation state, for composed tasks that share the state
+    /// of the task they continue.
+    @inlinable
+    init(
+        executionQueue: DispatchQueue,
+        cancellationToken: CancellationToken,
+        chainLink: ChainLink? = nil,
+        body: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
+    ) {
+        self.executionQueue = executionQueue
+        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
+        self.cancellationToken = cancellationToken
+        self.chainLink = chainLink
+        self.body = body
     }
 
     /// Performs the work and reports its outcome through `completion`. A cancelled task
@@ -127,4 +153,9 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     }
 }
 
-extension ThrowableTask: CancellationTokenCarrier, KnownQueueKind {}
+extension ThrowableTask: CancellationTokenCarrier, KnownQueueKind, ChainLinkCarrier {}
+
+extension ThrowableTask: SelfAwaitDetectable {
+    @usableFromInline
+    var runningWorkIdentity: ObjectIdentifier? { chainLink.map(ObjectIdentifier.init) }
+}

@@ -11,6 +11,7 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func awaitResult() -> Result<ResultType, Error> {
+        if RunningWork.wouldWaitForItself(self) { return .failure(TaskigError.awaitedFromItsOwnWork) }
         let cell = TaskRun.cell(for: self)
         let release: RunPlacement.EarlyRelease = TaskRun.isCancellableWhileRunning(self) ? .onCancel : .never
         cell.launch(RunPlacement.forTask(self, on: executionQueue, release: release))
@@ -47,6 +48,7 @@ extension ThrowableTaskType {
     @inlinable
     public func await(timeout: TimeInterval) throws -> ResultType {
         precondition(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
+        if RunningWork.wouldWaitForItself(self) { throw TaskigError.awaitedFromItsOwnWork }
         let cell = TaskRun.cell(for: self)
         if timeout > 0 {
             cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .atDeadline))

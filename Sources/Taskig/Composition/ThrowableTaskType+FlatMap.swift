@@ -1,0 +1,30 @@
+import Dispatch
+
+extension ThrowableTaskType {
+    /// A task that runs this one, then the task `next` makes from its value, and takes that
+    /// task's outcome (Bolts' "return a task from a continuation").
+    ///
+    /// A failure skips `next`. The returned task is waited for without blocking a thread, and
+    /// cancelling the new task cancels it.
+    ///
+    /// ```swift
+    /// let avatar = fetchUser(id).flatMap { user in fetchImage(user.avatarURL) }
+    /// ```
+    public func flatMap<Next: ThrowableTaskType>(
+        on queue: DispatchQueue = .global(),
+        _ next: @escaping @Sendable (ResultType) throws -> Next
+    ) -> ThrowableTask<Next.ResultType> {
+        continued(on: queue) { outcome in
+            switch outcome.typed(as: ResultType.self) {
+            case .success(let value):
+                do {
+                    return .awaiting(AwaitedWork.run(of: try next(value)))
+                } catch {
+                    return .finished(.failure(error))
+                }
+            case .failure(let error):
+                return .finished(.failure(error))
+            }
+        }
+    }
+}
