@@ -20,7 +20,7 @@ import Testing
             sleep(seconds: 3)
             return 1
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { task.cancel() }
+        runLater(0.05) { task.cancel() }
         let (result, seconds) = try #require(await withWatchdog { timed { task.awaitResult() } })
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1)
@@ -43,7 +43,7 @@ import Testing
         box.set(task)
         let copy = task
         let cancelled = try await withWatchdog { () -> Result<Int, Error> in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+            runLater(0.05) {
                 var cancelling = copy
                 cancelling.isCancelled = true
             }
@@ -70,7 +70,7 @@ import Testing
 
     @Test func asyncCallbacksHearOfCancellationPromptly() throws {
         let task = ThrowableTask { () -> Int in
-            sleep(seconds: 3)
+            sleep(seconds: 1.5)
             return 1
         }
         let received = DispatchSemaphore(value: 0)

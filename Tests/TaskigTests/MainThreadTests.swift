@@ -28,7 +28,7 @@ final class MainThreadTests: XCTestCase {
 
     func testAwaitingATaskThatCompletesThroughTheMainQueue() throws {
         let task = ThrowableTask<Int> { done in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
+            runLater(0.02) {
                 DispatchQueue.main.async { done(.success(3)) }
             }
         }
@@ -40,7 +40,7 @@ final class MainThreadTests: XCTestCase {
         DispatchQueue.main.async { ranMeanwhile.set(true) }
         _ = Task { sleep(seconds: 0.05) }.throwableTask.awaitResult()
         let waited = Task<Bool> { done in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done(ranMeanwhile.value) }
+            runLater(0.05) { done(ranMeanwhile.value) }
         }.await()
         XCTAssertTrue(waited)
     }

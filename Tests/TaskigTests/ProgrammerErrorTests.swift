@@ -46,3 +46,21 @@ import Testing
         #expect(message.contains("cannot be un-cancelled"))
     }
 }
+
+@Suite struct TimeProgrammerErrorTests {
+    @Test func retryNeedsAtLeastOneAttempt() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = ThrowableTask { 1 }.retry(0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("retry(0): attempts is the total number of runs and must be at least 1"))
+    }
+
+    @Test func aNaNDelayIsReported() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = ThrowableTask.delay(.nan)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("delay(_:) was given NaN"))
+    }
+}

@@ -11,7 +11,7 @@ import Testing
     @Test func callbackTasksWrapAsynchronousWork() async throws {
         let value = try await withWatchdog {
             Task<String> { done in
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done("ready") }
+                runLater(0.05) { done("ready") }
             }.await()
         }
         #expect(value == "ready")

@@ -21,7 +21,7 @@ import Testing
 
     @Test func callbackTasksReportAResult() async throws {
         let task = ThrowableTask<Int> { done in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) { done(.failure(TestError(5))) }
+            runLater(0.02) { done(.failure(TestError(5))) }
         }
         let result = try await withWatchdog { task.awaitResult() }
         #expect(throws: TestError(5)) { try result?.get() }
@@ -65,7 +65,7 @@ import Testing
             }
             return 1
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { task.cancel() }
+        runLater(0.05) { task.cancel() }
         let (result, seconds) = try #require(await withWatchdog { timed { task.awaitResult() } })
         #expect(seconds < 1)
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }

@@ -9,6 +9,12 @@ enum Scheduling {
     @usableFromInline
     static let longestDelay: TimeInterval = 1e9
 
+    /// Where Taskig's own timers fire (timeouts, delays, retry backoff). A serial queue gets
+    /// a thread of its own at once, so the timers stay on time even when the global pool is
+    /// busy with blocked work; what they run is short.
+    @usableFromInline
+    static let timerQueue = DispatchQueue(label: "taskig.timers")
+
     @inlinable
     static func start<Value>(_ cell: CompletionCell<Value>, on queue: DispatchQueue, after delay: TimeInterval) {
         precondition(!delay.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
@@ -16,6 +22,31 @@ enum Scheduling {
             queue.asyncAfter(deadline: .now() + min(delay, longestDelay)) { cell.startIfNeeded() }
         } else {
             queue.async { cell.startIfNeeded() }
+        }
+    }
+
+    /// Runs `work` soon, never on the calling thread: on `queue`, or for a global queue on a
+    /// Taskig worker (Dispatch's global pool when every worker is busy), so work that blocks
+    /// cannot starve the global pool.
+    @inlinable
+    static func startSoon(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        switch QueueAffinity.kind(of: queue) {
+        case .globalConcurrent:
+            if !WorkerPool.shared.trySubmit(work) {
+                queue.async(execute: work)
+            }
+        case .main, .other:
+            queue.async(execute: work)
+        }
+    }
+
+    /// Runs `work` after `seconds`, as ``startSoon(on:_:)`` does for a global queue. The
+    /// timer fires on ``timerQueue``, which only hands the work on: what the work starts
+    /// (continuations, waiters) must not hold up the other timers.
+    @inlinable
+    static func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
+        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay)) {
+            startSoon(on: QueueAffinity.defaultGlobalQueue, work)
         }
     }
 }

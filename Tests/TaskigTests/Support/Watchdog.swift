@@ -42,3 +42,12 @@ func timed<T>(_ body: () throws -> T) rethrows -> (value: T, seconds: Double) {
     let value = try body()
     return (value, secondsSince(start))
 }
+
+/// Runs `body` after `seconds` on a thread of its own, so that it is on time even when the
+/// tests keep Dispatch's global pool busy.
+func runLater(_ seconds: Double, _ body: @escaping @Sendable () -> Void) {
+    Thread.detachNewThread {
+        Thread.sleep(forTimeInterval: seconds)
+        body()
+    }
+}

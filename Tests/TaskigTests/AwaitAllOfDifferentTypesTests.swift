@@ -1,0 +1,39 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct AwaitAllOfDifferentTypesTests {
+    @Test func returnsEveryValueInArgumentOrderRunningInParallel() async throws {
+        let number = ThrowableTask { () -> Int in sleep(seconds: 0.1); return 1 }
+        let text = ThrowableTask { () -> String in sleep(seconds: 0.1); return "two" }
+        let list = ThrowableTask { () -> [Int] in sleep(seconds: 0.1); return [3] }
+        let (values, seconds) = try #require(await withWatchdog { try timed { try awaitAll(number, text, list) } })
+        #expect(values.0 == 1)
+        #expect(values.1 == "two")
+        #expect(values.2 == [3])
+        #expect(seconds < 0.28, "the three 0.1 s tasks run at the same time")
+    }
+
+    @Test func theFirstFailureFailsItAtOnceAndCancelsTheRest() async throws {
+        let slow = ThrowableTask { () -> Int in sleep(seconds: 3); return 1 }
+        let failing = ThrowableTask { () -> String in
+            sleep(seconds: 0.05)
+            throw TestError(7)
+        }
+        let (result, seconds) = try #require(await withWatchdog {
+            timed { Result { try awaitAll(slow, failing) } }
+        })
+        #expect(throws: TestError(7)) { try result.get() }
+        #expect(seconds < 1)
+        #expect(slow.isCancelled)
+    }
+
+    @Test func worksWithFuturesAndSingleTasks() throws {
+        let (only) = try awaitAll(ThrowableTask { 5 })
+        #expect(only == 5)
+        let (a, b) = try awaitAll(ThrowableTask { 1 }.start(), Promise<Int>().future.timeout(0.05).recover { _ in 2 })
+        #expect(a == 1)
+        #expect(b == 2)
+    }
+}

@@ -1,0 +1,176 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct CompositionTests {
+    @Test func mapTransformsTheValue() throws {
+        #expect(try ThrowableTask { 20 }.map { $0 + 1 }.map { "\($0 * 2)" }.await() == "42")
+    }
+
+    @Test func anErrorSkipsSuccessStepsDownToTheFirstHandlerUnchanged() throws {
+        let ran = LockedValue<[String]>([])
+        let task = ThrowableTask { 1 }
+            .map { value -> Int in
+                ran.update { $0.append("first map") }
+                throw TestError(2)
+            }
+            .map { value -> Int in
+                ran.update { $0.append("skipped map") }
+                return value
+            }
+            .flatMap { value -> ThrowableTask<Int> in
+                ran.update { $0.append("skipped flatMap") }
+                return ThrowableTask { value }
+            }
+            .recover { error -> Int in
+                ran.update { $0.append("recover") }
+                return (error as? TestError)?.id ?? -1
+            }
+        #expect(try task.await() == 2)
+        #expect(ran.value == ["first map", "recover"])
+    }
+
+    @Test func flatMapWaitsForTheReturnedTask() throws {
+        let task = ThrowableTask { 3 }.flatMap { value in
+            ThrowableTask<Int> { done in
+                runLater(0.02) { done(.success(value * 10)) }
+            }
+        }
+        #expect(try task.await() == 30)
+        let failing = ThrowableTask { 3 }.flatMap { _ in ThrowableTask<Int> { throw TestError(4) } }
+        #expect(throws: TestError(4)) { try failing.await() }
+    }
+
+    @Test func mapErrorReplacesOnlyErrors() throws {
+        #expect(try ThrowableTask { 1 }.mapError { _ in TestError(9) }.await() == 1)
+        let failing = ThrowableTask<Int> { throw TestError(1) }.mapError { TestError(($0 as! TestError).id + 10) }
+        #expect(throws: TestError(11)) { try failing.await() }
+    }
+
+    @Test func recoverTurnsErrorsIntoValuesOrTasks() throws {
+        let failing = ThrowableTask<Int> { throw TestError(1) }
+        #expect(try failing.recover { _ in 7 }.await() == 7)
+        #expect(try failing.recover { _ in ThrowableTask { 8 } }.await() == 8)
+        #expect(throws: TestError(5)) { try failing.recover { _ -> Int in throw TestError(5) }.await() }
+        #expect(try ThrowableTask { 1 }.recover { _ in 0 }.await() == 1)
+    }
+
+    @Test func continueWithAlwaysRunsAndSeesTheResult() throws {
+        let describe: @Sendable (Result<Int, Error>) -> String = { result in
+            switch result {
+            case .success(let value): return "value \(value)"
+            case .failure(let error): return "error \((error as? TestError)?.id ?? -1)"
+            }
+        }
+        #expect(try ThrowableTask { 1 }.continueWith(describe).await() == "value 1")
+        #expect(try ThrowableTask<Int> { throw TestError(3) }.continueWith(describe).await() == "error 3")
+        let throwing = ThrowableTask { 1 }.continueWith { _ -> Int in throw TestError(6) }
+        #expect(throws: TestError(6)) { try throwing.await() }
+    }
+
+    @Test func finallyRunsOnBothOutcomesAndFinishesBeforeTheResultPassesOn() throws {
+        let cleanedUp = LockedValue(0)
+        let cleanup: @Sendable () -> Void = {
+            sleep(seconds: 0.05)
+            cleanedUp.update { $0 += 1 }
+        }
+        #expect(try ThrowableTask { 1 }.finally(cleanup).await() == 1)
+        #expect(cleanedUp.value == 1)
+        #expect(throws: TestError(2)) { try ThrowableTask<Int> { throw TestError(2) }.finally(cleanup).await() }
+        #expect(cleanedUp.value == 2)
+    }
+
+    @Test func continuationsRunOnTheQueueTheyNamed() async throws {
+        let queue = DispatchQueue(label: "taskig.test.continuation")
+        let key = DispatchSpecificKey<String>()
+        queue.setSpecific(key: key, value: "serial")
+        DispatchQueue.main.setSpecific(key: key, value: "main")
+        let task = ThrowableTask { [String]() }
+            .map(on: queue) { $0 + [DispatchQueue.getSpecific(key: key) ?? "?"] }
+            .map(on: .main) { $0 + [DispatchQueue.getSpecific(key: key) ?? "?"] }
+        #expect(try await withWatchdog { try task.await() } == ["serial", "main"])
+    }
+
+    @Test func aSequenceOfOneHundredBuiltByReassignment() throws {
+        let order = LockedValue<[Int]>([])
+        var task = ThrowableTask { 0 }
+        for i in 1...100 {
+            task = task.flatMap { total in
+                ThrowableTask {
+                    order.update { $0.append(i) }
+                    return total + i
+                }
+            }
+        }
+        #expect(try task.await() == 5050)
+        #expect(order.value == Array(1...100))
+    }
+
+    @Test func oneHundredInParallelThenOneFinalStep() async throws {
+        let probe = ConcurrencyProbe()
+        let parallel = (0..<100).map { i in
+            ThrowableTask { () -> Int in
+                probe.measure { sleep(seconds: 0.01) }
+                return i
+            }
+        }
+        let total = ThrowableTask { try parallel.awaitAll(concurrency: 100) }.map { $0.reduce(0, +) }
+        let (value, seconds) = try #require(await withWatchdog { try timed { try total.await() } })
+        #expect(value == 4950)
+        #expect(probe.peak > 10)
+        #expect(seconds < 1)
+    }
+
+    @Test func cancellingAComposedTaskCancelsWhatItWaitsFor() async throws {
+        let inner = ThrowableTask { () -> Int in
+            sleep(seconds: 3)
+            return 1
+        }
+        let composed = ThrowableTask { 1 }.map { $0 + 1 }.flatMap { _ in inner }.map { $0 * 2 }
+        runLater(0.05) { composed.cancel() }
+        let (result, seconds) = try #require(await withWatchdog { timed { composed.awaitResult() } })
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
+        #expect(seconds < 1)
+        #expect(inner.isCancelled)
+    }
+
+    @Test func cancellingTheFirstTaskCancelsTheComposedTask() throws {
+        let first = ThrowableTask { 1 }
+        let composed = first.map { $0 + 1 }
+        first.cancel()
+        #expect(composed.isCancelled)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try composed.await() }
+    }
+
+    @Test func aMillionLinksAreBuiltRunAndFreedWithoutRecursion() async throws {
+        let values = try await withWatchdog(seconds: 60) { () throws -> [Int] in
+            var task = ThrowableTask { 0 }
+            for _ in 0..<1_000_000 { task = task.map { $0 &+ 1 } }
+            let end = try task.await()
+            task = ThrowableTask { 0 }
+            return [end, try task.await()]
+        }
+        #expect(values == [1_000_000, 0])
+    }
+
+    @Test func aContinuationAwaitingItsOwnTaskFailsInsteadOfHanging() async throws {
+        let holder = LockedValue<ThrowableTask<Int>?>(nil)
+        let task = ThrowableTask { 1 }.map { _ in try holder.value!.await() }
+        holder.set(task)
+        let result = try await withWatchdog { task.awaitResult() }
+        guard case .failure(TaskigError.awaitedFromItsOwnWork)? = result else {
+            Issue.record("expected TaskigError.awaitedFromItsOwnWork, got \(String(describing: result))")
+            return
+        }
+        #expect("\(TaskigError.awaitedFromItsOwnWork)".contains("its own work"))
+    }
+
+    @Test func composedTasksAreCold() throws {
+        let runs = LockedValue(0)
+        let task = ThrowableTask { runs.update { $0 += 1; return $0 } }.map { $0 * 10 }
+        #expect(runs.value == 0)
+        #expect(try task.await() == 10)
+        #expect(try task.await() == 20)
+    }
+}

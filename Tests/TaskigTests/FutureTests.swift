@@ -1,0 +1,78 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct FutureTests {
+    @Test func startRunsAtOnceAndEveryWaiterSeesTheSameResult() async throws {
+        let runs = LockedValue(0)
+        let started = DispatchSemaphore(value: 0)
+        let future = ThrowableTask { () -> Int in
+            started.signal()
+            sleep(seconds: 0.05)
+            return runs.update { $0 += 1; return $0 }
+        }.start()
+        #expect(started.wait(timeout: .now() + 5) == .success, "a started task runs without being awaited")
+        let values = try await withWatchdog {
+            (0..<20).map { _ in Task { try! future.await() } }.awaitAll()
+        }
+        #expect(values == Array(repeating: 1, count: 20))
+        #expect(try future.await() == 1, "a late waiter sees the same value")
+        #expect(runs.value == 1)
+        #expect(try future.result?.get() == 1)
+    }
+
+    @Test func failuresAreMemoizedToo() throws {
+        let future = ThrowableTask<Int> { throw TestError(3) }.start()
+        #expect(throws: TestError(3)) { try future.await() }
+        #expect(throws: TestError(3)) { try future.await() }
+    }
+
+    @Test func cancellingReleasesWaitersAndCancelsTheTask() async throws {
+        let task = ThrowableTask { () -> Int in
+            sleep(seconds: 3)
+            return 1
+        }
+        let future = task.start()
+        let continuation = future.map { $0 + 1 }
+        runLater(0.05) { future.cancel() }
+        let (result, seconds) = try #require(await withWatchdog { timed { future.awaitResult() } })
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
+        #expect(seconds < 1)
+        #expect(task.isCancelled)
+        #expect(future.isCancelled)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try continuation.await() }
+    }
+
+    @Test func cancellingAfterTheOutcomeChangesNothing() throws {
+        let task = ThrowableTask { 5 }
+        let future = task.start()
+        #expect(try future.await() == 5)
+        future.cancel()
+        #expect(try future.await() == 5)
+        #expect(!future.isCancelled)
+        #expect(!task.isCancelled)
+    }
+
+    @Test func awaitingAFutureFromItsOwnWorkFailsInsteadOfHanging() async throws {
+        let holder = LockedValue<Future<Int>?>(nil)
+        let ready = DispatchSemaphore(value: 0)
+        let future = ThrowableTask { () -> Int in
+            ready.wait()
+            return try holder.value!.await() + 1
+        }.start()
+        holder.set(future)
+        ready.signal()
+        let result = try await withWatchdog { future.awaitResult() }
+        guard case .failure(TaskigError.awaitedFromItsOwnWork)? = result else {
+            Issue.record("expected TaskigError.awaitedFromItsOwnWork, got \(String(describing: result))")
+            return
+        }
+    }
+
+    @Test func futuresComposeAndJoinCollections() throws {
+        let futures = (1...5).map { i in ThrowableTask { i }.start() }
+        #expect(try futures.awaitAll() == [1, 2, 3, 4, 5])
+        #expect(try futures[0].map { $0 * 100 }.await() == 100)
+    }
+}

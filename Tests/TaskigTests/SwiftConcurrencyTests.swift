@@ -1,0 +1,61 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct SwiftConcurrencyTests {
+    @Test func valueSuspendsUntilTheTaskFinishes() async throws {
+        #expect(try await ThrowableTask { 6 * 7 }.value == 42)
+        #expect(await Task { "plain" }.value == "plain")
+        await #expect(throws: TestError(1)) { try await ThrowableTask<Int> { throw TestError(1) }.value }
+        #expect(try await ThrowableTask { 1 }.map { $0 + 1 }.start().value == 2)
+    }
+
+    @Test func valueDoesNotBlockCooperativeThreads() async throws {
+        // Sixteen Swift tasks wait at once for work that blocks for half a second. Had the
+        // waits blocked, no more than the few cooperative threads could be waiting together.
+        let waiting = ConcurrencyProbe()
+        let total = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<16 {
+                group.addTask {
+                    waiting.enter()
+                    defer { waiting.exit() }
+                    return try await ThrowableTask { () -> Int in
+                        sleep(seconds: 0.5)
+                        return i
+                    }.value
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(total == (0..<16).reduce(0, +))
+        #expect(waiting.peak == 16)
+    }
+
+    @Test func cancellingTheSwiftTaskCancelsTheTaskigTask() async throws {
+        let taskigTask = ThrowableTask { () -> Int in
+            sleep(seconds: 5)
+            return 1
+        }
+        let start = DispatchTime.now()
+        let swiftTask = _Concurrency.Task { try await taskigTask.value }
+        try await _Concurrency.Task.sleep(nanoseconds: 50_000_000)
+        swiftTask.cancel()
+        await #expect(throws: CancellableTaskError.taskWasCancelled) { try await swiftTask.value }
+        #expect(secondsSince(start) < 4, "without waiting for the 5 s body")
+        #expect(taskigTask.isCancelled)
+    }
+
+    @Test func asyncClosuresWorkWithBlockingWaitsAndCollections() async throws {
+        let tasks = (0..<5).map { i in
+            ThrowableTask { () async throws -> Int in
+                try await _Concurrency.Task.sleep(nanoseconds: 5_000_000)
+                return i
+            }
+        }
+        #expect(try await withWatchdog { try tasks.awaitAll() } == [0, 1, 2, 3, 4])
+        #expect(try await withWatchdog { try tasks[2].await() } == 2)
+        // The race cancels its losers for good, so it comes last.
+        #expect(try await withWatchdog { try tasks.awaitFirst() } != nil)
+    }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Taskig
+
+@Suite struct TimeOperatorTests {
+    @Test func delayWaitsWithoutAThread() async throws {
+        let (_, seconds) = try #require(await withWatchdog { try timed { try ThrowableTask.delay(0.1).await() } })
+        #expect(seconds >= 0.09)
+        #expect(seconds < 1)
+        let (_, immediate) = try #require(await withWatchdog { try timed { try ThrowableTask.delay(-1).await() } })
+        #expect(immediate < 0.5)
+    }
+
+    @Test func cancellingADelayReleasesItsWaiters() async throws {
+        let delay = ThrowableTask.delay(5)
+        runLater(0.05) { delay.cancel() }
+        let (result, seconds) = try #require(await withWatchdog { timed { delay.awaitResult() } })
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
+        #expect(seconds < 1)
+    }
+
+    @Test func timeoutFailsSlowTasksAndCancelsThem() async throws {
+        let slow = ThrowableTask { () -> Int in
+            sleep(seconds: 2)
+            return 1
+        }
+        let (result, seconds) = try #require(await withWatchdog { timed { slow.timeout(0.1).awaitResult() } })
+        #expect(isTimedOut(result.failure))
+        #expect(seconds >= 0.09)
+        #expect(seconds < 1)
+        #expect(slow.isCancelled)
+        #expect(try ThrowableTask { 3 }.timeout(2).await() == 3)
+        #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
+    }
+
+    @Test func retryCountsItsAttemptsAndStopsAtTheFirstSuccess() async throws {
+        let runs = LockedValue(0)
+        let flaky = ThrowableTask { () -> String in
+            let run = runs.update { $0 += 1; return $0 }
+            if run < 3 { throw TestError(run) }
+            return "ok on \(run)"
+        }
+        #expect(try await withWatchdog { try flaky.retry(5).await() } == "ok on 3")
+        #expect(runs.value == 3)
+    }
+
+    @Test func retryFailsWithTheLastErrorAfterAllAttemptsWithBackoff() async throws {
+        let runs = LockedValue(0)
+        let failing = ThrowableTask<Int> { throw TestError(runs.update { $0 += 1; return $0 }) }
+        let (result, seconds) = try #require(await withWatchdog { timed { failing.retry(3, delay: 0.05).awaitResult() } })
+        #expect(throws: TestError(3)) { try result.get() }
+        #expect(runs.value == 3)
+        #expect(seconds >= 0.14, "waits 0.05 s, then 0.1 s")
+        #expect(seconds < 2)
+    }
+
+    @Test func retryStopsAtCancellation() async throws {
+        let runs = LockedValue(0)
+        let failing = ThrowableTask<Int> { throw TestError(runs.update { $0 += 1; return $0 }) }
+        let retrying = failing.retry(10, delay: 0.1)
+        runLater(0.05) { retrying.cancel() }
+        let result = try await withWatchdog { retrying.awaitResult() }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
+        sleep(seconds: 0.3)
+        #expect(runs.value == 1)
+    }
+}
