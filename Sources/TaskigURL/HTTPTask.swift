@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A cold, cancellable task that performs one HTTP request on a chosen `URLSession`.
+///
+/// Make one with ``TaskigSession`` (`session.taskig`), then wait for it like any Taskig task.
+/// `Payload` is the body as `Data`, or, for a download, the `URL` of the file it was saved to.
+///
+/// ```swift
+/// let session = URLSession(configuration: .ephemeral)
+/// let (data, response) = try session.taskig.data(from: url).await(timeout: 10)
+/// ```
+///
+/// - Each run sends the request again, as a new `URLSessionTask`.
+/// - A status is not judged unless you ask for it with ``validatingStatus(_:)``: a 404 is a
+///   normal result.
+/// - Transport failures are thrown as the `URLError` URLSession gave; a URL that is not
+///   `http` or `https` throws ``TaskigURLError/unsupportedURL(_:)`` without sending anything.
+/// - ``cancel()`` cancels the `URLSessionTask`s of the runs in flight, which closes their
+///   connections; their waiters get ``CancellableTaskError/taskWasCancelled`` as soon as
+///   URLSession reports the cancellation (a few milliseconds). Because the core's
+///   `await(timeout:)` and the collection waits call `cancel()` on a task they give up on,
+///   a timeout, a failing `awaitAll` and a lost `awaitFirst` race close the connections too.
+///   Copies share one cancellation state, as ``ThrowableTask``'s do.
+/// - The outcome is handed on from a serial queue made for it, not from the session's
+///   delegate queue: URLSession delivers every completion of a session on one serial queue,
+///   so a callback that blocked there waiting for another request of the same session would
+///   never be answered. Not from `DispatchQueue.global()` either: on Linux that pool grows by
+///   one thread a second once its threads block, while a serial queue gets a thread at once.
+/// - On Linux, URLSession itself needs Dispatch's global threads to make progress. Waiting
+///   for requests from many blocks on `DispatchQueue.global()` parks those threads and can
+///   stall every request for seconds; wait from your own threads, or hand the requests to
+///   `awaitAll`, whose lanes run on Taskig's own threads.
+public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskType, Sendable {
+    /// The payload and the HTTP response it came with.
+    public typealias ResultType = (Payload, HTTPURLResponse)
+
+    /// The session the request runs on.
+    public let session: URLSession
+    /// The request each run sends.
+    public let request: URLRequest
+    let transfer: HTTPTransfer<Payload>
+    let validation: StatusValidation?
+    let cancellation: SessionTaskCancellation
+
+    init(
+        session: URLSession,
+        request: URLRequest,
+        transfer: HTTPTransfer<Payload>,
+        validation: StatusValidation? = nil,
+        cancellation: SessionTaskCancellation = SessionTaskCancellation()
+    ) {
+        self.session = session
+        self.request = request
+        self.transfer = transfer
+        self.validation = validation
+        self.cancellation = cancellation
+    }
+
+    /// Where a run starts: a global queue. Starting only hands the request to URLSession,
+    /// which does the work on its own threads.
+    public var executionQueue: DispatchQueue { .global() }
+
+    /// Sends the request and reports the payload and response, or the error, through
+    /// `completion`. A cancelled task reports ``CancellableTaskError/taskWasCancelled``
+    /// without sending anything.
+    public func action(completion: @escaping @Sendable (Result<ResultType, Error>) -> Void) {
+        guard Self.isHTTP(request.url) else {
+            completion(.failure(TaskigURLError.unsupportedURL(request.url)))
+            return
+        }
+        guard let slot = cancellation.reserveSlot() else {
+            completion(.failure(CancellableTaskError.taskWasCancelled))
+            return
+        }
+        let cancellation = cancellation
+        let sessionTask = transfer.makeSessionTask(session, request, validation) { result in
+            cancellation.release(slot)
+            let outcome = Self.reportingCancellation(result, cancellation)
+            // A queue of its own for each completion: see "handed on" in the type's comment.
+            DispatchQueue(label: "Taskig.HTTPTask.completion").async { completion(outcome) }
+        }
+        guard cancellation.fill(slot, with: sessionTask) else {
+            // Cancelled while the URLSessionTask was being made: cancelling it (rather than
+            // dropping it) lets URLSession complete and forget it.
+            sessionTask.cancel()
+            return
+        }
+        sessionTask.resume()
+    }
+
+    /// Whether the task has been cancelled.
+    public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// Cancels the task and every copy of it: runs in flight cancel their `URLSessionTask`
+    /// (closing the connection) and report ``CancellableTaskError/taskWasCancelled``; later
+    /// runs send nothing. Cancelling twice is harmless.
+    public func cancel() { cancellation.cancel() }
+
+    private static func isHTTP(_ url: URL?) -> Bool {
+        guard let scheme = url?.scheme?.lowercased() else { return false }
+        return scheme == "http" || scheme == "https"
+    }
+
+    /// URLSession reports a cancelled `URLSessionTask` as `URLError.cancelled`; when this task
+    /// cancelled it, waiters get Taskig's own cancellation error, as for every other task.
+    /// A `URLSessionTask` cancelled from elsewhere (say, `invalidateAndCancel()`) keeps its
+    /// `URLError`.
+    private static func reportingCancellation(
+        _ result: Result<ResultType, Error>,
+        _ cancellation: SessionTaskCancellation
+    ) -> Result<ResultType, Error> {
+        if case .failure(let error as URLError) = result, error.code == .cancelled, cancellation.isCancelled {
+            return .failure(CancellableTaskError.taskWasCancelled)
+        }
+        return result
+    }
+}

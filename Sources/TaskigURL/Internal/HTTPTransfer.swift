@@ -1,0 +1,63 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a run of an ``HTTPTask`` makes its `URLSessionTask` and turns what URLSession reports
+/// into the task's outcome: a body in memory, or a file moved into place.
+struct HTTPTransfer<Payload: Sendable>: Sendable {
+    typealias Completion = @Sendable (Result<(Payload, HTTPURLResponse), Error>) -> Void
+
+    /// Makes a suspended `URLSessionTask` for the request; `completion` runs on the session's
+    /// delegate queue.
+    let makeSessionTask: @Sendable (URLSession, URLRequest, StatusValidation?, @escaping Completion) -> URLSessionTask
+
+    /// What URLSession reported, as an HTTP response or the error to throw: its own error
+    /// as given, or ``TaskigURLError/notHTTPResponse(_:)`` instead of a force cast.
+    static func httpResponse(_ response: URLResponse?, error: Error?) throws -> HTTPURLResponse {
+        if let error { throw error }
+        guard let response = response as? HTTPURLResponse else {
+            throw TaskigURLError.notHTTPResponse(response?.url)
+        }
+        return response
+    }
+}
+
+extension HTTPTransfer where Payload == Data {
+    /// The body, in memory.
+    static var data: HTTPTransfer {
+        HTTPTransfer { session, request, validation, completion in
+            session.dataTask(with: request) { data, response, error in
+                completion(
+                    Result {
+                        let response = try httpResponse(response, error: error)
+                        let body = data ?? Data()
+                        try validation?.check(response, body: { body })
+                        return (body, response)
+                    })
+            }
+        }
+    }
+}
+
+extension HTTPTransfer where Payload == URL {
+    /// The body, in a file at `destination`.
+    static func download(to destination: URL) -> HTTPTransfer {
+        HTTPTransfer { session, request, validation, completion in
+            session.downloadTask(with: request) { location, response, error in
+                // URLSession deletes the file at `location` when this handler returns, so it
+                // is judged and moved here, before handing the outcome on.
+                completion(
+                    Result {
+                        let response = try httpResponse(response, error: error)
+                        // URLSession always reports a file when it reports no error.
+                        guard let location else { throw URLError(.cannotOpenFile) }
+                        try validation?.check(response, body: { (try? Data(contentsOf: location)) ?? Data() })
+                        try DownloadPlacement.move(location, to: destination)
+                        return (destination, response)
+                    })
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The failures TaskigURL itself reports.
+///
+/// Transport failures are not among them: those are thrown as the `URLError` URLSession gave
+/// (a refused connection is `URLError.cannotConnectToHost`, a request timeout
+/// `URLError.timedOut`).
+///
+/// ```swift
+/// do {
+///     let (data, _) = try url.validatingStatus(200..<300).await()
+///     print(data.count)
+/// } catch TaskigURLError.badStatus(let code, _, let body) {
+///     print("server said \(code):", String(decoding: body, as: UTF8.self))
+/// }
+/// ```
+public enum TaskigURLError: Error, CustomStringConvertible {
+    /// The URL is not an `http` or `https` URL (`ftp:`, `file:`, `data:`, a relative URL…),
+    /// or the request has no URL (`nil`). Nothing was sent.
+    ///
+    /// URLSession would answer some of these schemes with a response that is not HTTP, or,
+    /// for `ftp:` on Linux, try an FTP transfer; rejecting them before anything is sent
+    /// gives the same error on every platform.
+    case unsupportedURL(URL?)
+    /// URLSession delivered a response that is not an `HTTPURLResponse`. Only a custom
+    /// `URLProtocol` can produce one for an `http` or `https` URL; carries the response's URL.
+    case notHTTPResponse(URL?)
+    /// The server answered with a status the task was told not to accept (see
+    /// ``HTTPTask/validatingStatus(_:)``). Carries the status code, the response headers and
+    /// the body (for a download, the body of the file that was not moved into place).
+    case badStatus(code: Int, headers: [String: String], body: Data)
+
+    /// A readable explanation of the failure.
+    public var description: String {
+        switch self {
+        case .unsupportedURL(let url):
+            guard let url else { return "TaskigURLError.unsupportedURL: the request has no URL" }
+            return "TaskigURLError.unsupportedURL: \(url.absoluteString) is not an http or https URL"
+        case .notHTTPResponse(let url):
+            let subject = url?.absoluteString ?? "the request"
+            return "TaskigURLError.notHTTPResponse: the response for \(subject) is not an HTTP response"
+        case .badStatus(let code, _, let body):
+            let preview = String(decoding: body.prefix(200), as: UTF8.self)
+            return "TaskigURLError.badStatus: the server answered \(code)"
+                + (preview.isEmpty ? "" : "; body begins: \(preview)")
+        }
+    }
+}

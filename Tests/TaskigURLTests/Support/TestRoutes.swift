@@ -1,0 +1,106 @@
+import Foundation
+
+/// The routes of ``TestHTTPServer``. Each answers with `Connection: close`.
+///
+/// | route | answer |
+/// | --- | --- |
+/// | `/hello` | 200 `hello, world` |
+/// | `/missing` | 404 `no such page`, header `X-Reason: missing` |
+/// | `/slow?ms=N` | 200 `slow done` after N ms; records whether the client hung up first |
+/// | `/echo` | 200, headers `X-Method` = the method and `X-Probe` = the request's, body = the request body |
+/// | `/large?bytes=N` | 200 with N bytes of ``largeBody(count:)`` |
+/// | `/redirect` | 302 to `/hello` |
+/// | `/inflight?ms=N&id=I` | 200 `I` after N ms; counts requests in flight |
+/// | `/close-mid-body` | promises 1,000 bytes, sends 100, closes |
+/// | `/wrong-length` | promises 1,000 bytes, sends 10, keeps the connection open |
+/// | `/not-http` | a line that is not HTTP, then closes |
+enum TestRoutes {
+    static func serve(_ request: TestHTTPRequest, on connection: TestConnection, server: TestHTTPServer) {
+        switch request.path {
+        case "/hello":
+            answer(connection, status: "200 OK", body: Data("hello, world".utf8))
+        case "/missing":
+            answer(
+                connection, status: "404 Not Found", headers: ["X-Reason": "missing"], body: Data("no such page".utf8))
+        case "/slow":
+            slow(request, connection, server)
+        case "/echo":
+            var headers = ["X-Method": request.method]
+            headers["X-Probe"] = request.headers["x-probe"]
+            answer(connection, status: "200 OK", headers: headers, body: request.body)
+        case "/large":
+            answer(connection, status: "200 OK", body: largeBody(count: Int(request.query["bytes"] ?? "") ?? 0))
+        case "/redirect":
+            answer(connection, status: "302 Found", headers: ["Location": "/hello"], body: Data())
+        case "/inflight":
+            inFlight(request, connection, server)
+        case "/close-mid-body":
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nConnection: close\r\n\r\n")
+            connection.write([UInt8](repeating: 0x61, count: 100))
+        case "/wrong-length":
+            connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+            connection.write([UInt8](repeating: 0x62, count: 10))
+            hold(connection, milliseconds: 10_000, server)
+        case "/not-http":
+            connection.write("SSH-2.0-OpenSSH_9.6 this is not an HTTP server\r\n")
+        default:
+            answer(connection, status: "404 Not Found", body: Data("unknown route".utf8))
+        }
+    }
+
+    /// Deterministic bytes, so a test can compare what it received with what was sent.
+    static func largeBody(count: Int) -> Data {
+        let cycle = (0..<251).map { UInt8($0) }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count)
+        while bytes.count < count { bytes += cycle.prefix(count - bytes.count) }
+        return Data(bytes)
+    }
+
+    private static func answer(
+        _ connection: TestConnection,
+        status: String,
+        headers: [String: String] = [:],
+        body: Data
+    ) {
+        var head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        if connection.write(head) { connection.write(body) }
+    }
+
+    private static func slow(_ request: TestHTTPRequest, _ connection: TestConnection, _ server: TestHTTPServer) {
+        let milliseconds = Int32(request.query["ms"] ?? "") ?? 1_000
+        if hold(connection, milliseconds: milliseconds, server) {
+            server.updateRecord { $0.slowClosedByClient += 1 }
+        } else {
+            server.updateRecord { $0.slowAnswered += 1 }
+            answer(connection, status: "200 OK", body: Data("slow done".utf8))
+        }
+    }
+
+    private static func inFlight(_ request: TestHTTPRequest, _ connection: TestConnection, _ server: TestHTTPServer) {
+        server.updateRecord { record in
+            record.inFlight += 1
+            record.maxInFlight = max(record.maxInFlight, record.inFlight)
+        }
+        usleep(useconds_t((Int(request.query["ms"] ?? "") ?? 20) * 1_000))
+        // Leave the count before answering: once the client has the answer it may start the
+        // next request, which must not find this one still counted.
+        server.updateRecord { $0.inFlight -= 1 }
+        answer(connection, status: "200 OK", body: Data((request.query["id"] ?? "").utf8))
+    }
+
+    /// Keeps the connection open for up to `milliseconds`; returns `true` when the client
+    /// closed it first.
+    @discardableResult
+    private static func hold(_ connection: TestConnection, milliseconds: Int32, _ server: TestHTTPServer) -> Bool {
+        var left = milliseconds
+        while left > 0, !server.stopped {
+            let slice = min(left, 20)
+            if connection.waitForClientClose(milliseconds: slice) { return true }
+            left -= slice
+        }
+        return false
+    }
+}
