@@ -28,11 +28,13 @@ struct FileCount: Sendable {
     /// The regular files under `directory`, skipping hidden ones and build folders.
     static func files(under directory: URL) -> [URL] {
         let keys: [URLResourceKey] = [.isRegularFileKey]
-        guard let walker = FileManager.default.enumerator(
-            at: directory,
-            includingPropertiesForKeys: keys,
-            options: [.skipsHiddenFiles]
-        ) else { return [] }
+        guard
+            let walker = FileManager.default.enumerator(
+                at: directory,
+                includingPropertiesForKeys: keys,
+                options: [.skipsHiddenFiles]
+            )
+        else { return [] }
         var files: [URL] = []
         for case let url as URL in walker {
             if url.lastPathComponent == ".build" {

@@ -39,13 +39,17 @@ let lines = counted.reduce(0) { $0 + $1.lines }
 let words = counted.reduce(0) { $0 + $1.words }
 let bytes = counted.reduce(0) { $0 + $1.bytes }
 
-print("\(counted.count) files, \(lines) lines, \(words) words, \(bytes) bytes"
-    + (unreadable > 0 ? " (\(unreadable) unreadable)" : ""))
+print(
+    "\(counted.count) files, \(lines) lines, \(words) words, \(bytes) bytes"
+        + (unreadable > 0 ? " (\(unreadable) unreadable)" : ""))
 print("Most words:")
 for file in counted.sorted(by: { $0.words > $1.words }).prefix(5) {
-    let name = file.path.hasPrefix(options.directory.path + "/")
+    let name =
+        file.path.hasPrefix(options.directory.path + "/")
         ? String(file.path.dropFirst(options.directory.path.count + 1)) : file.path
     print("  \(String(file.words).leftPadded(to: 7))  \(name)")
 }
-print(String(format: "one at a time: %.1f ms; %d at a time: %.1f ms", sequential.seconds * 1000,
-             options.concurrency, concurrent.seconds * 1000))
+print(
+    String(
+        format: "one at a time: %.1f ms; %d at a time: %.1f ms", sequential.seconds * 1000,
+        options.concurrency, concurrent.seconds * 1000))

@@ -5,11 +5,12 @@
 // (requests go to a closed port on 127.0.0.1, so they fail fast with a transport error).
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Taskig
 import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 // MARK: - Stand-ins for the UIKit objects the README talks to
 
@@ -36,7 +37,9 @@ final class ImageScreen: @unchecked Sendable {
 enum View {
     /// `UIView.animateTask(withDuration:animations:)` from the README: a task that runs the
     /// animations on the main queue and reports completion.
-    static func animateTask(withDuration duration: TimeInterval, animations: @escaping @Sendable () -> Void) -> Task<Bool> {
+    static func animateTask(
+        withDuration duration: TimeInterval, animations: @escaping @Sendable () -> Void
+    ) -> Task<Bool> {
         Task { done in
             DispatchQueue.main.async {
                 animations()
@@ -87,8 +90,10 @@ func toStringExceptZero(number: Int) -> ThrowableTask<String> {
 extension URL: ThrowableTaskType {
     typealias ReturnType = (Data, HTTPURLResponse)
 
+    /// Where the request starts.
     public var executionQueue: DispatchQueue { return DispatchQueue.global() }
 
+    /// Gets the URL and reports the body and response.
     public func action(completion: @escaping (TaskResult<(Data, HTTPURLResponse)>) -> Void) {
         URLSession.shared.dataTask(with: self) { (data, response, error) in
             guard error == nil else {
@@ -127,8 +132,12 @@ final class ReadmeExamplesTests: XCTestCase {
         received.expectedFulfillmentCount = 2
 
         // async
-        encrypt(message: message).async { ciphertext in XCTAssertEqual(ciphertext, "olleh"); received.fulfill() }
-        get(URL: unreachable).async { (data, response, error) in XCTAssertNotNil(error); received.fulfill() }
+        encrypt(message: message).async { ciphertext in
+            XCTAssertEqual(ciphertext, "olleh"); received.fulfill()
+        }
+        get(URL: unreachable).async { (data, response, error) in
+            XCTAssertNotNil(error); received.fulfill()
+        }
 
         // await
         let ciphertext = encrypt(message: message).await()

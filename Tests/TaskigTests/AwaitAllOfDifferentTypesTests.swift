@@ -1,13 +1,20 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct AwaitAllOfDifferentTypesTests {
     @Test func returnsEveryValueInArgumentOrderRunningInParallel() async throws {
-        let number = ThrowableTask { () -> Int in sleep(seconds: 0.1); return 1 }
-        let text = ThrowableTask { () -> String in sleep(seconds: 0.1); return "two" }
-        let list = ThrowableTask { () -> [Int] in sleep(seconds: 0.1); return [3] }
+        let number = ThrowableTask { () -> Int in
+            sleep(seconds: 0.1); return 1
+        }
+        let text = ThrowableTask { () -> String in
+            sleep(seconds: 0.1); return "two"
+        }
+        let list = ThrowableTask { () -> [Int] in
+            sleep(seconds: 0.1); return [3]
+        }
         let (values, seconds) = try #require(await withWatchdog { try timed { try awaitAll(number, text, list) } })
         #expect(values.0 == 1)
         #expect(values.1 == "two")
@@ -16,14 +23,17 @@ import Testing
     }
 
     @Test func theFirstFailureFailsItAtOnceAndCancelsTheRest() async throws {
-        let slow = ThrowableTask { () -> Int in sleep(seconds: 3); return 1 }
+        let slow = ThrowableTask { () -> Int in
+            sleep(seconds: 3); return 1
+        }
         let failing = ThrowableTask { () -> String in
             sleep(seconds: 0.05)
             throw TestError(7)
         }
-        let (result, seconds) = try #require(await withWatchdog {
-            timed { Result { try awaitAll(slow, failing) } }
-        })
+        let (result, seconds) = try #require(
+            await withWatchdog {
+                timed { Result { try awaitAll(slow, failing) } }
+            })
         #expect(throws: TestError(7)) { try result.get() }
         #expect(seconds < 1)
         #expect(slow.isCancelled)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct AwaitAllTests {
@@ -81,9 +82,10 @@ import Testing
             }
         }
         let tasks = [failing, slow] + never
-        let (result, seconds) = try #require(await withWatchdog {
-            timed { Result { try tasks.awaitAll(concurrency: 2) } }
-        })
+        let (result, seconds) = try #require(
+            await withWatchdog {
+                timed { Result { try tasks.awaitAll(concurrency: 2) } }
+            })
         #expect(throws: TestError(0)) { try result.get() }
         #expect(seconds < 1)
         #expect(slow.isCancelled)

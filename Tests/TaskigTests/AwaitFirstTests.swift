@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct AwaitFirstTests {
@@ -47,7 +48,11 @@ import Testing
     }
 
     @Test func plainTasksDoNotThrow() async throws {
-        let tasks = [Task { () -> Int in sleep(seconds: 1); return 1 }, Task { 2 }]
+        let tasks = [
+            Task { () -> Int in
+                sleep(seconds: 1); return 1
+            }, Task { 2 },
+        ]
         #expect(try await withWatchdog { tasks.awaitFirst() } == 2)
     }
 }

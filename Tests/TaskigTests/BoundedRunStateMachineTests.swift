@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Taskig
 
 @Suite struct BoundedRunStateMachineTests {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct CancellationTests {
@@ -87,7 +88,11 @@ import Testing
 
     @Test func awaitingAFinishedTaskAgainRunsItAgain() throws {
         let runs = LockedValue(0)
-        let task = ThrowableTask { runs.update { $0 += 1; return $0 } }
+        let task = ThrowableTask {
+            runs.update {
+                $0 += 1; return $0
+            }
+        }
         #expect(try task.await() == 1)
         #expect(try task.await() == 2)
         task.cancel()

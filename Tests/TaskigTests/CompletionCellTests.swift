@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import Taskig
 
 @Suite struct CompletionCellTests {

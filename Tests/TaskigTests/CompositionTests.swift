@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct CompositionTests {
@@ -168,7 +169,11 @@ import Testing
 
     @Test func composedTasksAreCold() throws {
         let runs = LockedValue(0)
-        let task = ThrowableTask { runs.update { $0 += 1; return $0 } }.map { $0 * 10 }
+        let task = ThrowableTask {
+            runs.update {
+                $0 += 1; return $0
+            }
+        }.map { $0 * 10 }
         #expect(runs.value == 0)
         #expect(try task.await() == 10)
         #expect(try task.await() == 20)

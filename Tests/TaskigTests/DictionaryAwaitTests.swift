@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct DictionaryAwaitTests {
@@ -25,7 +26,11 @@ import Testing
     @Test func awaitFirstAndAnyReturnTheValue() throws {
         // Losers are cancelled for good, so each race gets fresh tasks.
         func racers() -> [String: ThrowableTask<Int>] {
-            ["slow": ThrowableTask { () -> Int in sleep(seconds: 1); return 1 }, "fast": ThrowableTask { 2 }]
+            [
+                "slow": ThrowableTask { () -> Int in
+                    sleep(seconds: 1); return 1
+                }, "fast": ThrowableTask { 2 },
+            ]
         }
         #expect(try racers().awaitFirst() == 2)
         #expect(try racers().awaitAny() == 2)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct FutureTests {
@@ -10,7 +11,9 @@ import Testing
         let future = ThrowableTask { () -> Int in
             started.signal()
             sleep(seconds: 0.05)
-            return runs.update { $0 += 1; return $0 }
+            return runs.update {
+                $0 += 1; return $0
+            }
         }.start()
         #expect(started.wait(timeout: .now() + 5) == .success, "a started task runs without being awaited")
         let values = try await withWatchdog {

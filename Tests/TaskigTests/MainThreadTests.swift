@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import XCTest
+
 @testable import Taskig
 
 /// XCTest runs its tests on the main thread, so these wait there, as a script does.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 /// Nested blocking waits must never depend on Linux's global pool growing, which adds about
@@ -36,14 +37,19 @@ import Testing
 
     @Test func threeLevelsOfNestedAwaitAll() async throws {
         @Sendable func leaves() -> Int {
-            (0..<10).map { _ in Task { () -> Int in sleep(seconds: 0.001); return 1 } }.awaitAll().reduce(0, +)
+            (0..<10).map { _ in
+                Task { () -> Int in
+                    sleep(seconds: 0.001); return 1
+                }
+            }.awaitAll().reduce(0, +)
         }
         @Sendable func middle() -> Int {
             (0..<10).map { _ in Task { leaves() } }.awaitAll().reduce(0, +)
         }
-        let (total, seconds) = try #require(await withWatchdog(seconds: 20) {
-            timed { (0..<10).map { _ in Task { middle() } }.awaitAll().reduce(0, +) }
-        })
+        let (total, seconds) = try #require(
+            await withWatchdog(seconds: 20) {
+                timed { (0..<10).map { _ in Task { middle() } }.awaitAll().reduce(0, +) }
+            })
         #expect(total == 1000)
         #expect(seconds < 5)
     }
@@ -55,7 +61,9 @@ import Testing
         let sum = LockedValue(0)
         for i in 0..<200 {
             DispatchQueue.global().async(group: group) {
-                let value = Task { () -> Int in sleep(seconds: 0.002); return i }.await()
+                let value = Task { () -> Int in
+                    sleep(seconds: 0.002); return i
+                }.await()
                 sum.update { $0 += value }
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Taskig
 
 /// Documented programmer errors stop the process with a message that says what was wrong.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct SerialQueueTests {
@@ -48,7 +49,9 @@ import Testing
         let queue = DispatchQueue(label: "taskig.test.serial-remote")
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 9)
-        let value = try await withWatchdog { Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.await() }
+        let value = try await withWatchdog {
+            Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.await()
+        }
         #expect(value == 9)
     }
 }

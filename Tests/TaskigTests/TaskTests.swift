@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct TaskTests {
@@ -19,7 +20,11 @@ import Testing
 
     @Test func tasksAreColdAndRunAgainOnEachAwait() throws {
         let runs = LockedValue(0)
-        let task = Task { runs.update { $0 += 1; return $0 } }
+        let task = Task {
+            runs.update {
+                $0 += 1; return $0
+            }
+        }
         #expect(runs.value == 0)
         #expect(task.await() == 1)
         #expect(task.await() == 2)
@@ -80,11 +85,15 @@ import Testing
         let queue = DispatchQueue(label: "taskig.test.static-await")
         let key = DispatchSpecificKey<String>()
         queue.setSpecific(key: key, value: "mine")
-        let seen = try await withWatchdog { Task<String?>.await(executionQueue: queue) { DispatchQueue.getSpecific(key: key) } }
+        let seen = try await withWatchdog {
+            Task<String?>.await(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }
+        }
         #expect(seen == "mine")
         let mainKey = DispatchSpecificKey<String>()
         DispatchQueue.main.setSpecific(key: mainKey, value: "main")
-        let onMain = try await withWatchdog { Task<String?>.await(executionQueue: .main) { DispatchQueue.getSpecific(key: mainKey) } }
+        let onMain = try await withWatchdog {
+            Task<String?>.await(executionQueue: .main) { DispatchQueue.getSpecific(key: mainKey) }
+        }
         #expect(onMain == "main")
     }
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct TimeOperatorTests {
@@ -37,7 +38,9 @@ import Testing
     @Test func retryCountsItsAttemptsAndStopsAtTheFirstSuccess() async throws {
         let runs = LockedValue(0)
         let flaky = ThrowableTask { () -> String in
-            let run = runs.update { $0 += 1; return $0 }
+            let run = runs.update {
+                $0 += 1; return $0
+            }
             if run < 3 { throw TestError(run) }
             return "ok on \(run)"
         }
@@ -47,8 +50,14 @@ import Testing
 
     @Test func retryFailsWithTheLastErrorAfterAllAttemptsWithBackoff() async throws {
         let runs = LockedValue(0)
-        let failing = ThrowableTask<Int> { throw TestError(runs.update { $0 += 1; return $0 }) }
-        let (result, seconds) = try #require(await withWatchdog { timed { failing.retry(3, delay: 0.05).awaitResult() } })
+        let failing = ThrowableTask<Int> {
+            throw TestError(
+                runs.update {
+                    $0 += 1; return $0
+                })
+        }
+        let (result, seconds) = try #require(
+            await withWatchdog { timed { failing.retry(3, delay: 0.05).awaitResult() } })
         #expect(throws: TestError(3)) { try result.get() }
         #expect(runs.value == 3)
         #expect(seconds >= 0.14, "waits 0.05 s, then 0.1 s")
@@ -57,7 +66,12 @@ import Testing
 
     @Test func retryStopsAtCancellation() async throws {
         let runs = LockedValue(0)
-        let failing = ThrowableTask<Int> { throw TestError(runs.update { $0 += 1; return $0 }) }
+        let failing = ThrowableTask<Int> {
+            throw TestError(
+                runs.update {
+                    $0 += 1; return $0
+                })
+        }
         let retrying = failing.retry(10, delay: 0.1)
         runLater(0.05) { retrying.cancel() }
         let result = try await withWatchdog { retrying.awaitResult() }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Testing
+
 @testable import Taskig
 
 @Suite struct TimeoutTests {
@@ -22,7 +23,9 @@ import Testing
     }
 
     @Test func aTaskThatFailsInTimeThrowsItsOwnError() async throws {
-        let thrown = try await withWatchdog { thrownError { try ThrowableTask<Int> { throw TestError(1) }.await(timeout: 2) } }
+        let thrown = try await withWatchdog {
+            thrownError { try ThrowableTask<Int> { throw TestError(1) }.await(timeout: 2) }
+        }
         #expect(thrown as? TestError == TestError(1))
     }
 

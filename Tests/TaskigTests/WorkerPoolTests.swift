@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import Taskig
 
 @Suite struct WorkerPoolTests {
@@ -11,15 +12,16 @@ import Testing
         let nestedAccepted = LockedValue<Bool?>(nil)
         for job in 0..<3 {
             finished.enter()
-            #expect(pool.trySubmit {
-                if job == 0 {
-                    let deadline = DispatchTime.now() + 5
-                    while probe.current < 2 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
-                    nestedAccepted.set(pool.trySubmit {})
-                }
-                probe.measure { release.wait() }
-                finished.leave()
-            })
+            #expect(
+                pool.trySubmit {
+                    if job == 0 {
+                        let deadline = DispatchTime.now() + 5
+                        while probe.current < 2 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+                        nestedAccepted.set(pool.trySubmit {})
+                    }
+                    probe.measure { release.wait() }
+                    finished.leave()
+                })
         }
         let deadline = DispatchTime.now() + 5
         while probe.current < 3 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }

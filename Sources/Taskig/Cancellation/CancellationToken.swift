@@ -1,5 +1,3 @@
-
-
 /// The cancellation state shared by every copy of a task.
 ///
 /// Cancelling is one-way and happens once; the handlers registered before it run exactly once,

@@ -25,7 +25,8 @@ extension Sequence where Element: ThrowableTaskType {
         checkConcurrency(concurrency, of: "awaitAll")
         let tasks = Array(self)
         var failure: Error?
-        let values = IndexedResults.build(count: tasks.count) { (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
+        let values = IndexedResults.build(count: tasks.count) {
+            (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
             var written = InitializedIndexSet(count: tasks.count, of: Element.ResultType.self)
             let run = BoundedConcurrentRun(
                 ThrowingLaneWork<Element>.self,
@@ -69,7 +70,8 @@ extension Sequence where Element: ThrowableTaskType {
     ) -> [Result<Element.ResultType, Error>] {
         checkConcurrency(concurrency, of: "awaitAllResults")
         let tasks = Array(self)
-        let results = IndexedResults.build(count: tasks.count) { (buffer: UnsafeMutableBufferPointer<Result<Element.ResultType, Error>>) in
+        let results = IndexedResults.build(count: tasks.count) {
+            (buffer: UnsafeMutableBufferPointer<Result<Element.ResultType, Error>>) in
             let run = BoundedConcurrentRun(
                 ThrowingLaneWork<Element>.self,
                 tasks: tasks,
@@ -101,7 +103,8 @@ extension Sequence where Element: TaskType {
     ) -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
         let tasks = Array(self)
-        let values = IndexedResults.build(count: tasks.count) { (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
+        let values = IndexedResults.build(count: tasks.count) {
+            (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
             let run = BoundedConcurrentRun(
                 PlainLaneWork<Element>.self,
                 tasks: tasks,

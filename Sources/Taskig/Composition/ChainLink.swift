@@ -77,7 +77,10 @@ struct AwaitedWork {
     let cancel: () -> Void
 
     @inlinable
-    init(start: @escaping (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void, cancel: @escaping () -> Void) {
+    init(
+        start: @escaping (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void,
+        cancel: @escaping () -> Void
+    ) {
         self.start = start
         self.cancel = cancel
     }

@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The continuations and futures whose work runs on the current thread right now.
@@ -19,11 +19,11 @@ enum RunningWork {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         #if canImport(Darwin)
-        let status = pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
+            let status = pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
         #else
-        let status = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-        }
+            let status = pthread_key_create(&key) { pointer in
+                if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+            }
         #endif
         precondition(status == 0, "Taskig could not create a thread-local key (error \(status))")
         return key

@@ -11,7 +11,8 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ transform: @escaping (Result<Any, Error>) -> StepOutcome
     ) -> ThrowableTask<U> {
-        let upstream = (self as? ChainLinkCarrier)?.chainLink
+        let upstream =
+            (self as? ChainLinkCarrier)?.chainLink
             ?? ChainLink(upstream: nil, operation: .start(AwaitedWork.run(of: self)))
         let link = ChainLink(
             upstream: upstream,

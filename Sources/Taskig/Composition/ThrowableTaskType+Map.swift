@@ -18,9 +18,10 @@ extension ThrowableTaskType {
         _ transform: @escaping @Sendable (ResultType) throws -> U
     ) -> ThrowableTask<U> {
         continued(on: queue) { outcome in
-            .finished(outcome.typed(as: ResultType.self).flatMap { value in
-                Result { try transform(value) as Any }
-            })
+            .finished(
+                outcome.typed(as: ResultType.self).flatMap { value in
+                    Result { try transform(value) as Any }
+                })
         }
     }
 }

@@ -25,8 +25,11 @@ extension ThrowableTaskType {
         let makeRun: @Sendable () -> CompletionCell<Result<ResultType, Error>> = { makeTaskRun() }
         let queue = executionQueue
         return ThrowableTask(executionQueue: queue, cancellationToken: token) { completion in
-            RetryLoop(makeRun: makeRun, queue: queue, attempts: attempts, firstDelay: firstDelay, token: token, completion: completion)
-                .run(attempt: 1)
+            RetryLoop(
+                makeRun: makeRun, queue: queue, attempts: attempts, firstDelay: firstDelay, token: token,
+                completion: completion
+            )
+            .run(attempt: 1)
         }
     }
 }
@@ -45,9 +48,9 @@ struct RetryLoop<Value>: Sendable {
         let cell = makeRun()
         cell.whenComplete { result in
             guard case .failure(let error) = result,
-                  attempt < attempts,
-                  !token.isCancelled,
-                  !(error is CancellableTaskError)
+                attempt < attempts,
+                !token.isCancelled,
+                !(error is CancellableTaskError)
             else {
                 completion(result)
                 return

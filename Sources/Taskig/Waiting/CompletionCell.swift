@@ -37,12 +37,13 @@ struct CompletionCell<Value>: Sendable {
         // `startIfNeeded()` runs it, and that is called on a cell someone holds.
         let unretained = Unmanaged.passUnretained(state.buffer)
         // No other thread can see the cell yet, so this needs no lock.
-        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer).withUnsafeMutablePointerToHeader { state in
-            state.pointee.machine = CompletionStateMachine {
-                let cell = CompletionCell(state: LockedState(buffer: unretained.takeUnretainedValue()))
-                work { value in cell.complete(with: value) }
+        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
+            .withUnsafeMutablePointerToHeader { state in
+                state.pointee.machine = CompletionStateMachine {
+                    let cell = CompletionCell(state: LockedState(buffer: unretained.takeUnretainedValue()))
+                    work { value in cell.complete(with: value) }
+                }
             }
-        }
     }
 
     @inlinable
@@ -92,7 +93,8 @@ struct CompletionCell<Value>: Sendable {
         let unretained = Unmanaged.passUnretained(state.buffer)
         let completedValue: Value? = state.withLock { state in
             let action = state.machine.addCallback {
-                let buffer = ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: unretained.takeUnretainedValue())
+                let buffer = ManagedBufferPointer<State, PlatformLock.Primitive>(
+                    unsafeBufferObject: unretained.takeUnretainedValue())
                 callback(buffer.withUnsafeMutablePointerToHeader { $0.pointee.value! })
             }
             guard case .deliverNow = action else { return nil }

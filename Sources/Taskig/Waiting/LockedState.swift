@@ -1,9 +1,9 @@
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// State guarded by the platform's own mutex, both in one allocation.
@@ -33,7 +33,8 @@ struct LockedState<State>: @unchecked Sendable {
     func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         // Through `ManagedBufferPointer`, which reaches the state by address: going through
         // `ManagedBuffer.header` would count as an access to it before the lock is taken.
-        try ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers { state, lock in
+        try ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers {
+            state, lock in
             PlatformLock.lock(lock)
             defer { PlatformLock.unlock(lock) }
             return try body(&state.pointee)
@@ -58,53 +59,53 @@ final class LockedStateBuffer<State>: ManagedBuffer<State, PlatformLock.Primitiv
 @usableFromInline
 enum PlatformLock {
     #if canImport(Darwin)
-    @usableFromInline
-    typealias Primitive = os_unfair_lock
+        @usableFromInline
+        typealias Primitive = os_unfair_lock
 
-    @inlinable
-    static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
-        lock.initialize(to: os_unfair_lock())
-    }
+        @inlinable
+        static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+            lock.initialize(to: os_unfair_lock())
+        }
 
-    @inlinable
-    static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
-        lock.deinitialize(count: 1)
-    }
+        @inlinable
+        static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+            lock.deinitialize(count: 1)
+        }
 
-    @inlinable
-    static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
-        os_unfair_lock_lock(lock)
-    }
+        @inlinable
+        static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+            os_unfair_lock_lock(lock)
+        }
 
-    @inlinable
-    static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
-        os_unfair_lock_unlock(lock)
-    }
+        @inlinable
+        static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+            os_unfair_lock_unlock(lock)
+        }
     #else
-    @usableFromInline
-    typealias Primitive = pthread_mutex_t
+        @usableFromInline
+        typealias Primitive = pthread_mutex_t
 
-    @inlinable
-    static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
-        lock.initialize(to: pthread_mutex_t())
-        let status = pthread_mutex_init(lock, nil)
-        precondition(status == 0, "Taskig could not create a mutex (error \(status))")
-    }
+        @inlinable
+        static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
+            lock.initialize(to: pthread_mutex_t())
+            let status = pthread_mutex_init(lock, nil)
+            precondition(status == 0, "Taskig could not create a mutex (error \(status))")
+        }
 
-    @inlinable
-    static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
-        pthread_mutex_destroy(lock)
-        lock.deinitialize(count: 1)
-    }
+        @inlinable
+        static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
+            pthread_mutex_destroy(lock)
+            lock.deinitialize(count: 1)
+        }
 
-    @inlinable
-    static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
-        pthread_mutex_lock(lock)
-    }
+        @inlinable
+        static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
+            pthread_mutex_lock(lock)
+        }
 
-    @inlinable
-    static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
-        pthread_mutex_unlock(lock)
-    }
+        @inlinable
+        static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
+            pthread_mutex_unlock(lock)
+        }
     #endif
 }

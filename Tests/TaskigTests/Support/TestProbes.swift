@@ -1,5 +1,6 @@
-@testable import Taskig
 import Foundation
+
+@testable import Taskig
 
 /// A value shared between test threads. (Taskig's own lock, which ThreadSanitizer
 /// understands; `Synchronization.Mutex` is invisible to it on Linux.)
