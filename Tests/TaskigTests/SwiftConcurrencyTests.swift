@@ -34,17 +34,34 @@ import Testing
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheTaskigTask() async throws {
+        let holder = LockedValue<ThrowableTask<Int>?>(nil)
+        let stoppedEarly = LockedValue(false)
+        let started = DispatchSemaphore(value: 0)
         let taskigTask = ThrowableTask { () -> Int in
-            sleep(seconds: 5)
+            started.signal()
+            let deadline = DispatchTime.now() + 10
+            while DispatchTime.now() < deadline {
+                if holder.value?.isCancelled == true {
+                    stoppedEarly.set(true)
+                    throw CancellableTaskError.taskWasCancelled
+                }
+                sleep(seconds: 0.005)
+            }
             return 1
         }
-        let start = DispatchTime.now()
+        holder.set(taskigTask)
         let swiftTask = _Concurrency.Task { try await taskigTask.value }
-        try await _Concurrency.Task.sleep(nanoseconds: 50_000_000)
+        let bodyStarted = try await withWatchdog { started.wait(timeout: .now() + 5) == .success }
+        #expect(bodyStarted == true)
         swiftTask.cancel()
         await #expect(throws: CancellableTaskError.taskWasCancelled) { try await swiftTask.value }
-        #expect(secondsSince(start) < 4, "without waiting for the 5 s body")
         #expect(taskigTask.isCancelled)
+        let stopped = try await withWatchdog { () -> Bool in
+            let deadline = DispatchTime.now() + 5
+            while !stoppedEarly.value && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
+            return stoppedEarly.value
+        }
+        #expect(stopped == true, "the running body saw the cancellation")
     }
 
     @Test func asyncClosuresWorkWithBlockingWaitsAndCollections() async throws {
