@@ -56,11 +56,6 @@ struct CompletionCell<Value>: Sendable {
         state.withLock { $0.value }
     }
 
-    @inlinable
-    var hasStarted: Bool {
-        state.withLock { $0.machine.hasStarted }
-    }
-
     /// Runs the work on the calling thread unless it has started already or the run is
     /// complete. Returns whether this call ran it.
     @inlinable

@@ -40,12 +40,6 @@ struct LockedState<State>: @unchecked Sendable {
             return try body(&state.pointee)
         }
     }
-
-    /// Whether two values share one state.
-    @inlinable
-    func isSame(as other: LockedState<State>) -> Bool {
-        buffer === other.buffer
-    }
 }
 
 @usableFromInline
