@@ -12,7 +12,7 @@ let package = Package(
     targets: [
         .target(name: "Taskig"),
         .target(name: "TaskigURL", dependencies: ["Taskig"]),
-        .executableTarget(name: "taskig-demo", dependencies: ["Taskig"]),
+        .executableTarget(name: "taskig-demo", dependencies: ["Taskig", "TaskigURL"]),
         .testTarget(name: "TaskigTests", dependencies: ["Taskig"]),
         // A command-line program that waits on its main thread; TaskigTests runs it.
         .executableTarget(

@@ -1,46 +1,45 @@
 import Dispatch
-import Foundation
 import Synchronization
 
-/// How many items are done; counted from any thread.
-final class ProgressCounter: Sendable {
-    private let done = Atomic(0)
-
-    func advance() {
-        done.add(1, ordering: .relaxed)
-    }
-
-    var value: Int { done.load(ordering: .relaxed) }
-}
-
-/// A live "done/total" line, redrawn by a timer on the main queue.
+/// A live progress line for a batch, redrawn by a timer on the main queue.
 ///
-/// It shows that a blocking wait on the main thread keeps the main queue running: the
-/// timer fires on `DispatchQueue.main` while the main thread is inside `awaitAll`. When the
-/// output is not a terminal nothing is drawn, so piped output stays plain.
+/// The point of the timer being on `DispatchQueue.main`: the main thread is blocked inside
+/// `awaitAll` the whole time, and the line still moves, because Taskig's waits keep the main
+/// queue serviced. The timer counts its ticks even when nothing is drawn (output piped), so
+/// the demo can report that the main queue stayed live either way.
 final class ProgressLine {
-    let counter = ProgressCounter()
-    private var timer: (any DispatchSourceTimer)?
+    private let timer: any DispatchSourceTimer
+    private let ticks = Ticks()
+    private let console: Console
 
-    init(total: Int, label: String) {
-        guard isatty(STDOUT_FILENO) == 1 else { return }
-        let timer = DispatchSource.makeTimerSource(queue: .main)
+    /// Starts redrawing "`label` [bar] done/total, N running" for `progress` every 50 ms.
+    init(label: String, total: Int, progress: BatchProgress, console: Console) {
+        self.console = console
+        timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now(), repeating: .milliseconds(50))
-        timer.setEventHandler { [counter] in
-            Self.draw("\r  \(label): \(counter.value)/\(total)")
+        timer.setEventHandler { [ticks] in
+            ticks.count.add(1, ordering: .relaxed)
+            let now = progress.snapshot
+            let bar = Self.bar(done: now.done, total: total)
+            console.redraw("   \(label)  \(bar)  \(now.done)/\(total), \(now.running) running")
         }
         timer.resume()
-        self.timer = timer
     }
 
-    /// Stops redrawing and clears the line.
-    func finish() {
-        guard let timer else { return }
+    /// Stops the timer, erases the line, and returns how many times the timer fired.
+    func finish() -> Int {
         timer.cancel()
-        Self.draw("\r\u{1B}[K")
+        console.eraseLine()
+        return ticks.count.load(ordering: .relaxed)
     }
 
-    private static func draw(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+    private static func bar(done: Int, total: Int, width: Int = 24) -> String {
+        let filled = total == 0 ? width : width * done / total
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+    }
+
+    /// The timer's tick count, shared with its handler.
+    private final class Ticks: Sendable {
+        let count = Atomic(0)
     }
 }

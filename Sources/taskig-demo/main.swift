@@ -1,55 +1,49 @@
-// taskig-demo: count the words of many files, a bounded number at a time, and wait for
-// all of them on the main thread.
-import Dispatch
+// taskig-demo: Taskig's main capabilities, each on a small workload, in a few seconds. Every
+// wait below blocks the main thread, which Taskig keeps serviced meanwhile.
 import Foundation
 import Taskig
 
-guard let options = Options.parse(Array(CommandLine.arguments.dropFirst())) else {
-    print(Options.usage)
-    exit(0)
-}
-
-let files = FileCount.files(under: options.directory)
-print("Counting \(files.count) files under \(options.directory.path)")
-guard !files.isEmpty else { exit(0) }
-
-/// Counts every file at `concurrency` at once; returns the counts and the seconds it took.
-func countAll(concurrency: Int) -> (counts: [Result<FileCount, Error>], seconds: Double) {
-    let progress = ProgressLine(total: files.count, label: "concurrency \(concurrency)")
-    let counter = progress.counter
-    let tasks = files.map { file in
-        ThrowableTask {
-            defer { counter.advance() }
-            return try FileCount.task(for: file).await()
-        }
+let options: Options
+do {
+    switch try Options.parse(Array(CommandLine.arguments.dropFirst())) {
+    case .help:
+        print(Options.help)
+        exit(0)
+    case .run(let parsed):
+        options = parsed
     }
-    let start = DispatchTime.now()
-    let counts = tasks.awaitAllResults(concurrency: concurrency)
-    let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
-    progress.finish()
-    return (counts, seconds)
+} catch {
+    Console.error("taskig-demo: \(error.message)\n\n\(Options.synopsis)\n\nRun 'taskig-demo --help' for more.")
+    exit(2)
 }
 
-let sequential = countAll(concurrency: 1)
-let concurrent = countAll(concurrency: options.concurrency)
+let console = Console.standardOutput()
+let stopwatch = Stopwatch()
+console.line(
+    console.bold("Taskig demo") + ": straight-line blocking waits, all on the main thread.")
 
-let counted = concurrent.counts.compactMap { try? $0.get() }
-let unreadable = concurrent.counts.count - counted.count
-let lines = counted.reduce(0) { $0 + $1.lines }
-let words = counted.reduce(0) { $0 + $1.words }
-let bytes = counted.reduce(0) { $0 + $1.bytes }
-
-print(
-    "\(counted.count) files, \(lines) lines, \(words) words, \(bytes) bytes"
-        + (unreadable > 0 ? " (\(unreadable) unreadable)" : ""))
-print("Most words:")
-for file in counted.sorted(by: { $0.words > $1.words }).prefix(5) {
-    let name =
-        file.path.hasPrefix(options.directory.path + "/")
-        ? String(file.path.dropFirst(options.directory.path.count + 1)) : file.path
-    print("  \(String(file.words).leftPadded(to: 7))  \(name)")
+let sections: [(name: String, run: () throws -> Void)] = [
+    ("batch", { BatchDemo.run(options, console: console) }),
+    ("race", { try RaceDemo.run(console: console) }),
+    ("timeout", { try TimeoutDemo.run(console: console) }),
+    ("cancellation", { try CancellationDemo.run(console: console) }),
+    ("fetch", { try FetchDemo.run(options, console: console) }),
+]
+var failed: [String] = []
+for section in sections {
+    do {
+        try section.run()
+    } catch {
+        console.line(console.red("   The \(section.name) section failed: \(error)"))
+        failed.append(section.name)
+    }
 }
-print(
-    String(
-        format: "one at a time: %.1f ms; %d at a time: %.1f ms", sequential.seconds * 1000,
-        options.concurrency, concurrent.seconds * 1000))
+
+console.line()
+if failed.isEmpty {
+    console.line(String(format: "Done in %.1f s.", stopwatch.seconds))
+} else {
+    console.line(
+        String(format: "Done in %.1f s, but ", stopwatch.seconds) + "\(failed.joined(separator: ", ")) failed.")
+    exit(1)
+}

@@ -78,6 +78,23 @@ import Testing
         #expect(seen == true)
     }
 
+    @Test func aCancelledAsyncBodyReportsTaskWasCancelledEvenWhenItRethrows() async throws {
+        for _ in 0..<10 {
+            let started = DispatchSemaphore(value: 0)
+            let task = ThrowableTask<Int> { () async throws -> Int in
+                started.signal()
+                try await _Concurrency.Task.sleep(nanoseconds: 5_000_000_000)
+                return 1
+            }
+            let future = task.start()
+            let bodyStarted = try await withWatchdog { started.wait(timeout: .now() + 5) == .success }
+            #expect(bodyStarted == true)
+            task.cancel()
+            let result = try await withWatchdog { future.awaitResult() }
+            #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
+        }
+    }
+
     @Test func taskResultIsResult() throws {
         let result: TaskResult<Int> = .success(1)
         #expect(try result.get() == 1)

@@ -1,7 +1,10 @@
 /// The cancellation state shared by every copy of a task.
 ///
 /// Cancelling is one-way and happens once; the handlers registered before it run exactly once,
-/// outside the lock, on the thread that cancelled.
+/// outside the lock, on the thread that cancelled, in the order they were registered. The
+/// order matters: a run registers its "release the waiters" handler before its work can
+/// register anything, so waiters hear ``CancellableTaskError/taskWasCancelled`` before the
+/// work hears of the cancellation and fails in its own way.
 @usableFromInline
 final class CancellationToken: Sendable {
     @usableFromInline
@@ -31,7 +34,7 @@ final class CancellationToken: Sendable {
             guard !state.isCancelled else { return nil }
             state.isCancelled = true
             defer { state.handlers = [:] }
-            return Array(state.handlers.values)
+            return state.handlers.sorted { $0.key < $1.key }.map(\.value)
         }
         guard let handlers else { return false }
         for handler in handlers { handler() }

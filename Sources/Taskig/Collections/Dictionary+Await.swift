@@ -2,7 +2,7 @@ import Dispatch
 
 extension Dictionary where Value: ThrowableTaskType {
     /// Runs every task, at most `concurrency` at once, and returns their values under the
-    /// same keys. Fails fast like ``Swift/Sequence/awaitAll(_:concurrency:)``.
+    /// same keys. Fails fast like ``Swift/Sequence/awaitAll(_:concurrency:)-23f64``.
     ///
     /// ```swift
     /// let sizes = try ["a": sizeOf(a), "b": sizeOf(b)].awaitAll()   // ["a": 10, "b": 20]

@@ -11,8 +11,10 @@ extension ThrowableTaskType {
     /// let length = ThrowableTask { try String(contentsOf: url) }.map { $0.count }
     /// ```
     ///
-    /// - Parameter queue: where `transform` runs. On a global queue (the default) it runs on
-    ///   whichever thread finished the step before; on any other queue it runs on that queue.
+    /// - Parameters:
+    ///   - queue: where `transform` runs. On a global queue (the default) it runs on
+    ///     whichever thread finished the step before; on any other queue it runs on that queue.
+    ///   - transform: makes the new value from this task's value.
     public func map<U>(
         on queue: DispatchQueue = .global(),
         _ transform: @escaping @Sendable (ResultType) throws -> U

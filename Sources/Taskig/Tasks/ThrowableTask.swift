@@ -81,7 +81,14 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
             let registration = LockedState((handler: CancellationToken.HandlerID?.none, workEnded: false))
             let work = _Concurrency.Task {
                 let result: Result<T, Error>
-                do { result = .success(try await action()) } catch { result = .failure(error) }
+                do {
+                    result = .success(try await action())
+                } catch is CancellationError where token.isCancelled {
+                    // The Swift task was cancelled because this task was: report it as such.
+                    result = .failure(CancellableTaskError.taskWasCancelled)
+                } catch {
+                    result = .failure(error)
+                }
                 completion(result)
                 let handler = registration.withLock { state in
                     state.workEnded = true

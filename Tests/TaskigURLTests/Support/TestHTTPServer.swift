@@ -39,7 +39,7 @@ final class TestHTTPServer: Sendable {
     private let acceptLoopDone = DispatchSemaphore(value: 0)
 
     init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw ServerError.system("socket", errno) }
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
@@ -87,7 +87,7 @@ final class TestHTTPServer: Sendable {
 
     /// A port on 127.0.0.1 where nothing listens: bound once to get a free number, then closed.
     static func closedPort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, streamSocketType, 0)
         guard fd >= 0 else { throw ServerError.system("socket", errno) }
         defer { close(fd) }
         var address = loopback(port: 0)
@@ -252,3 +252,10 @@ struct TestHTTPRequest {
         )
     }
 }
+
+/// `SOCK_STREAM` as `socket(_:_:_:)` takes it: an enum case on Glibc, a plain number elsewhere.
+#if canImport(Glibc)
+    private let streamSocketType = Int32(SOCK_STREAM.rawValue)
+#else
+    private let streamSocketType = SOCK_STREAM
+#endif

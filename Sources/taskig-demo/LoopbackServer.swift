@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A tiny HTTP/1.1 server on 127.0.0.1, on a port the system picks, so the fetch section
+/// needs no network.
+///
+/// Each connection gets a thread and one request, answered with `Connection: close`, so each
+/// request is one TCP connection and the number of connections being served is the number
+/// of requests the client has in flight. The routes are in ``LoopbackResponse``.
+final class LoopbackServer: Sendable {
+    /// The port it listens on.
+    let port: Int
+    private let listener: Int32
+    private let isStopped = Atomic(false)
+    private let load = Mutex((inFlight: 0, peak: 0))
+    private let acceptLoopEnded = DispatchSemaphore(value: 0)
+
+    /// Starts listening and accepting on a thread of its own.
+    init() throws {
+        #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+            let stream = SOCK_STREAM
+        #endif
+        let fd = socket(AF_INET, stream, 0)
+        guard fd >= 0 else { throw DemoFailure(description: "socket() failed, errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0  // the system picks a free port
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let code = errno
+            close(fd)
+            throw DemoFailure(description: "could not listen on 127.0.0.1, errno \(code)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in acceptLoop() }.start()
+    }
+
+    /// `http://127.0.0.1:PORT` followed by `path`.
+    func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)\(path)")!
+    }
+
+    /// The most requests it was serving at one time.
+    var peakInFlight: Int { load.withLock { $0.peak } }
+
+    /// Stops accepting, waits for the accept loop to end, and closes the listening socket.
+    /// Requests being served finish on their own threads.
+    func stop() {
+        guard !isStopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        acceptLoopEnded.wait()
+        close(listener)
+    }
+
+    private func acceptLoop() {
+        defer { acceptLoopEnded.signal() }
+        while !isStopped.load(ordering: .acquiring) {
+            // A short poll lets `stop()` end the loop: closing the socket is not promised to
+            // wake a blocked `accept` on Linux.
+            var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+            guard poll(&entry, 1, 50) > 0 else { continue }
+            let fd = accept(listener, nil, nil)
+            guard fd >= 0 else { continue }
+            Thread { [self] in serve(LoopbackConnection(fd: fd)) }.start()
+        }
+    }
+
+    private func serve(_ connection: LoopbackConnection) {
+        defer { connection.hangUp() }
+        guard let path = connection.readRequestPath() else { return }
+        load.withLock { load in
+            load.inFlight += 1
+            load.peak = max(load.peak, load.inFlight)
+        }
+        defer { load.withLock { $0.inFlight -= 1 } }
+        let response = LoopbackResponse.answering(path)
+        if response.delay > 0 { Thread.sleep(forTimeInterval: response.delay) }
+        connection.answer(response)
+    }
+}
