@@ -1,0 +1,117 @@
+import Dispatch
+import Foundation
+import Taskig
+
+// Row 6: the memory one awaitAll adds beyond its input array and its result array.
+//
+// Each measurement runs in a fresh process: VmHWM (the resident high-water mark) cannot be
+// reset. The heap is measured exactly by HeapPeak (every malloc and free of the process,
+// counted at its usable size); resident memory (VmRSS / VmHWM) also shows thread stacks,
+// which the heap does not.
+
+/// Child: build `count` trivial tasks, then run one awaitAll over them at `concurrency`.
+/// Reports the input's bytes per task and awaitAll's own peak, first in a process where
+/// Taskig has not run yet (cold: includes starting its worker threads), then once more (warm).
+func childMemory(count: Int, concurrency: Int) {
+    precondition(HeapCounter.isActive, "malloc does not go through HeapPeak's counting wrappers")
+    // Start Taskig's statics and Dispatch without starting worker threads.
+    _ = Task { 0 }.await()
+
+    var tasks: [Task<Int>] = []
+    let rssBeforeInput = procStatusField("VmRSS:")
+    let input = HeapCounter.measure {
+        tasks = (0..<count).map { i in Task { i &* 2 } }
+    }
+    let rssAfterInput = procStatusField("VmRSS:")
+    let resultBytes = count * MemoryLayout<Int>.stride
+
+    func measureOnce() -> (overhead: Int, allocations: Int, rssPeakDelta: Int) {
+        let rssBefore = procStatusField("VmRSS:")
+        var values: [Int] = []
+        let reading = HeapCounter.measure {
+            values = tasks.awaitAll(concurrency: concurrency)
+        }
+        let hwm = procStatusField("VmHWM:")
+        precondition(values.count == count && values[count - 1] == (count - 1) &* 2)
+        values = []
+        return (reading.peakBytes - resultBytes, reading.allocations, (hwm - rssBefore) * 1024)
+    }
+    let cold = measureOnce()
+    let warm = measureOnce()
+    Child.report([
+        "inputBytesPerTask": Double(input.liveBytes) / Double(count),
+        "inputRSSBytesPerTask": Double((rssAfterInput - rssBeforeInput) * 1024) / Double(count),
+        "coldOverhead": Double(cold.overhead),
+        "warmOverhead": Double(warm.overhead),
+        "allocationsPerTask": Double(warm.allocations) / Double(count),
+        "coldRSSPeakDelta": Double(cold.rssPeakDelta),
+        "resultBytes": Double(resultBytes),
+    ])
+}
+
+func runMemoryRow(into table: Table, repetitions: Int) {
+    progress("Row 6: memory of one awaitAll (fresh process per measurement)")
+    let configurations = [
+        (count: 1_000_000, concurrency: 1),
+        (count: 1_000_000, concurrency: 8),
+        (count: 1_000_000, concurrency: 50),
+        (count: 1_000_000, concurrency: 200),
+        (count: 100_000, concurrency: 50),
+        (count: 3_000_000, concurrency: 50),
+    ]
+    var byConfiguration: [String: (cold: Double, warm: Double, rss: Double, perTask: Double, allocs: Double)] = [:]
+    var inputPerTask: [Double] = []
+    var inputRSSPerTask: [Double] = []
+    for configuration in configurations {
+        let runs = (0..<repetitions).map { _ in
+            Child.run(["memory", "\(configuration.count)", "\(configuration.concurrency)"])
+        }
+        let key = "\(formatCount(configuration.count))@\(configuration.concurrency)"
+        // The highest of the repetitions: how many lanes overlap at their peak varies a
+        // little from run to run, and a peak is what the goal bounds.
+        byConfiguration[key] = (
+            runs.map { $0["coldOverhead"]! }.max()!, runs.map { $0["warmOverhead"]! }.max()!,
+            runs.map { $0["coldRSSPeakDelta"]! }.max()!, 0, median(runs.map { $0["allocationsPerTask"]! })
+        )
+        if configuration.count == 1_000_000 {
+            inputPerTask += runs.map { $0["inputBytesPerTask"]! }
+            inputRSSPerTask += runs.map { $0["inputRSSBytesPerTask"]! }
+        }
+    }
+    let main = byConfiguration["1M@50"]!
+    let limit = 8.0 * 1024 * 1024
+    table.add(
+        TableRow(
+            row:
+                "6a. heap added by one `awaitAll(concurrency: 50)` over 1M trivial tasks, beyond input and result (cold process / warm; highest of \(repetitions) processes)",
+            taskig: "\(formatBytes(main.cold)) / \(formatBytes(main.warm))",
+            baseline:
+                "result array \(formatBytes(8_000_000)); resident peak Δ (incl. result, thread stacks) \(formatBytes(main.rss))",
+            ratio: String(format: "%.1f%% of the result array", main.cold / 8_000_000 * 100),
+            goal: "< 8 MiB", met: main.cold < limit && main.warm < limit))
+    let concurrencyList = ["1M@1", "1M@8", "1M@50", "1M@200"].map { key in
+        "c\(key.split(separator: "@")[1]): \(formatBytes(byConfiguration[key]!.cold))"
+    }.joined(separator: ", ")
+    let small = byConfiguration["100k@50"]!
+    let large = byConfiguration["3M@50"]!
+    let rising = ["1M@1", "1M@8", "1M@50", "1M@200"].map { byConfiguration[$0]!.cold }
+    table.add(
+        TableRow(
+            row:
+                "6b. awaitAll's own heap peak by concurrency (1M tasks, cold, highest of \(repetitions)) and by size (c50: 100k / 1M / 3M)",
+            taskig: concurrencyList,
+            baseline: "100k: \(formatBytes(small.cold)); 1M: \(formatBytes(main.cold)); 3M: \(formatBytes(large.cold))",
+            ratio: String(
+                format: "1M → 3M: %+.1f KiB, %.3f B per added task", (large.cold - main.cold) / 1024,
+                (large.cold - main.cold) / 2_000_000),
+            goal: "grows with concurrency, not with count",
+            // Growing with the count would take at least a bit per task (a bitmap of 2M more
+            // tasks is 244 KiB); less than 0.05 B per added task is lane-overlap noise.
+            met: zip(rising, rising.dropFirst()).allSatisfy { $0 < $1 } && (large.cold - main.cold) / 2_000_000 < 0.05))
+    table.add(
+        TableRow(
+            row: "6c. input: bytes per `Task { i &* 2 }` in a 1M array (heap / resident)",
+            taskig: "\(formatBytes(median(inputPerTask))) / \(formatBytes(median(inputRSSPerTask)))",
+            baseline: "—", ratio: String(format: "%.2f allocations per task while awaitAll runs (warm)", main.allocs),
+            goal: "(report)", met: nil))
+}
