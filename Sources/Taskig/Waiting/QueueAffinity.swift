@@ -4,9 +4,9 @@ import Foundation
 /// What Taskig needs to know about a queue to decide where a task's work may run.
 ///
 /// `DispatchQueue` has no identity that survives on Linux (each `DispatchQueue.global()` call
-/// returns a new wrapper, and queues are not `Equatable` there), so queues are recognised by
-/// their label (the root and main queues) or by a tag Taskig stores in them with
-/// `setSpecific` (every other queue).
+/// returns a new wrapper, and queues are not `Equatable` there), so Taskig marks the queues
+/// it must recognise with `setSpecific`: the root queues and the main queue with their kind,
+/// and every other queue, the first time it matters, with a tag of its own.
 @usableFromInline
 enum QueueAffinity {
     @usableFromInline
@@ -20,18 +20,21 @@ enum QueueAffinity {
         case other
     }
 
-    /// The queue Taskig uses when a task is made with the default `executionQueue`; keeping
-    /// one wrapper lets ``kind(of:)`` recognise it without reading its label.
+    /// The global queue Taskig itself uses for work with no queue of its own.
     @usableFromInline
     static let defaultGlobalQueue = DispatchQueue.global()
 
     @usableFromInline
     static func kind(of queue: DispatchQueue) -> Kind {
-        if queue === defaultGlobalQueue { return .globalConcurrent }
-        let label = queue.label
-        if label == mainQueueLabel { return .main }
-        if label.hasPrefix(rootQueueLabelPrefix) { return .globalConcurrent }
-        return .other
+        #if canImport(Darwin)
+            // Darwin's root queues are singletons, and its `setSpecific` refuses them.
+            if queue === DispatchQueue.main { return .main }
+            return queue.label.utf8.starts(with: rootQueueLabelPrefix.utf8) ? .globalConcurrent : .other
+        #else
+            // Reading a specific is much cheaper than building the label as a `String`.
+            guard queuesAreMarked else { return .other }
+            return queue.getSpecific(key: kindKey)?.kind ?? .other
+        #endif
     }
 
     /// Whether the calling code runs on the main queue (or is the main thread itself).
@@ -60,7 +63,6 @@ enum QueueAffinity {
         return queue.getSpecific(key: queueTagKey)!
     }
 
-    private static let mainQueueLabel = "com.apple.main-thread"
     private static let rootQueueLabelPrefix = "com.apple.root."
     private static let queueTagKey = DispatchSpecificKey<QueueTag>()
     private static let mainQueueTag: QueueTag = {
@@ -68,7 +70,30 @@ enum QueueAffinity {
         DispatchQueue.main.setSpecific(key: queueTagKey, value: tag)
         return tag
     }()
+
+    private static let kindKey = DispatchSpecificKey<KindMark>()
+    /// Marks the root queues of every quality of service and the main queue with their kind,
+    /// once, before the first lookup.
+    private static let queuesAreMarked: Bool = {
+        let qualities: [DispatchQoS.QoSClass] = [
+            .background, .utility, .default, .userInitiated, .userInteractive, .unspecified,
+        ]
+        for quality in qualities {
+            DispatchQueue.global(qos: quality).setSpecific(key: kindKey, value: KindMark(.globalConcurrent))
+        }
+        DispatchQueue.main.setSpecific(key: kindKey, value: KindMark(.main))
+        return true
+    }()
 }
 
 /// The identity Taskig gives a queue; only compared by reference.
 final class QueueTag: Sendable {}
+
+/// The kind Taskig records in the root queues and the main queue.
+final class KindMark: Sendable {
+    let kind: QueueAffinity.Kind
+
+    init(_ kind: QueueAffinity.Kind) {
+        self.kind = kind
+    }
+}
