@@ -21,11 +21,11 @@ import Foundation
 /// - Transport failures are thrown as the `URLError` URLSession gave; a URL that is not
 ///   `http` or `https` throws ``TaskigURLError/unsupportedURL(_:)`` without sending anything.
 /// - ``cancel()`` cancels the `URLSessionTask`s of the runs in flight, which closes their
-///   connections; their waiters get ``CancellableTaskError/taskWasCancelled`` as soon as
-///   URLSession reports the cancellation (a few milliseconds). Because the core's
+///   connections; their waiters get ``/Taskig/CancellableTaskError/taskWasCancelled`` as
+///   soon as URLSession reports the cancellation (a few milliseconds). Because the core's
 ///   `await(timeout:)` and the collection waits call `cancel()` on a task they give up on,
 ///   a timeout, a failing `awaitAll` and a lost `awaitFirst` race close the connections too.
-///   Copies share one cancellation state, as ``ThrowableTask``'s do.
+///   Copies share one cancellation state, as ``/Taskig/ThrowableTask``'s do.
 /// - The outcome is handed on from a serial queue made for it, not from the session's
 ///   delegate queue: URLSession delivers every completion of a session on one serial queue,
 ///   so a callback that blocked there waiting for another request of the same session would
@@ -66,8 +66,8 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
     public var executionQueue: DispatchQueue { .global() }
 
     /// Sends the request and reports the payload and response, or the error, through
-    /// `completion`. A cancelled task reports ``CancellableTaskError/taskWasCancelled``
-    /// without sending anything.
+    /// `completion`. A cancelled task reports
+    /// ``/Taskig/CancellableTaskError/taskWasCancelled`` without sending anything.
     public func action(completion: @escaping @Sendable (Result<ResultType, Error>) -> Void) {
         guard Self.isHTTP(request.url) else {
             completion(.failure(TaskigURLError.unsupportedURL(request.url)))
@@ -97,8 +97,8 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
     public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Cancels the task and every copy of it: runs in flight cancel their `URLSessionTask`
-    /// (closing the connection) and report ``CancellableTaskError/taskWasCancelled``; later
-    /// runs send nothing. Cancelling twice is harmless.
+    /// (closing the connection) and report ``/Taskig/CancellableTaskError/taskWasCancelled``;
+    /// later runs send nothing. Cancelling twice is harmless.
     public func cancel() { cancellation.cancel() }
 
     private static func isHTTP(_ url: URL?) -> Bool {

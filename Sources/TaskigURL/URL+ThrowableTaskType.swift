@@ -35,7 +35,7 @@ extension URL: ThrowableTaskType {
 
     /// Gets the URL on `URLSession.shared` and blocks at most `timeout` seconds for the
     /// answer; when the time is up it cancels the request, closing its connection, and
-    /// throws ``TaskigError/timedOut``.
+    /// throws ``/Taskig/TaskigError/timedOut``.
     @discardableResult
     public func await(timeout: TimeInterval) throws -> ResultType {
         try URLRequest(url: self).await(timeout: timeout)

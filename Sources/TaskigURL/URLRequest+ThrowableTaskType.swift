@@ -39,7 +39,7 @@ extension URLRequest: ThrowableTaskType {
 
     /// Sends the request on `URLSession.shared` and blocks at most `timeout` seconds for the
     /// answer; when the time is up it cancels the request, closing its connection, and
-    /// throws ``TaskigError/timedOut``.
+    /// throws ``/Taskig/TaskigError/timedOut``.
     ///
     /// This is the core's `await(timeout:)` on a cancellable copy of the request: a plain
     /// request has no way to hear that its waiter gave up.
