@@ -4,7 +4,7 @@ import Testing
 @testable import Taskig
 
 @Suite struct WorkerPoolTests {
-    @Test func runsBlockingJobsAtOnceAndRefusesNestedJobsBeyondItsLimit() throws {
+    @Test func runsBlockingJobsAtOnceAndRefusesRefusableJobsBeyondItsLimit() throws {
         let pool = WorkerPool(maximumThreads: 3, idleTimeout: 1)
         let release = DispatchSemaphore(value: 0)
         let probe = ConcurrencyProbe()
@@ -12,23 +12,25 @@ import Testing
         let nestedAccepted = LockedValue<Bool?>(nil)
         for job in 0..<3 {
             finished.enter()
-            #expect(
-                pool.trySubmit {
+            let accepted = pool.trySubmit(
+                {
                     if job == 0 {
                         let deadline = DispatchTime.now() + 5
                         while probe.current < 2 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
-                        nestedAccepted.set(pool.trySubmit {})
+                        nestedAccepted.set(pool.trySubmit({}, admission: .refusedAtLimit))
                     }
                     probe.measure { release.wait() }
                     finished.leave()
-                })
+                }, admission: .refusedAtLimit)
+            #expect(accepted)
         }
         let deadline = DispatchTime.now() + 5
         while probe.current < 3 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
         #expect(probe.peak == 3)
-        #expect(nestedAccepted.value == false, "a full pool refuses a worker's job, so the worker runs it itself")
+        #expect(nestedAccepted.value == false, "a full pool refuses a refusable job, so its submitter runs it")
         finished.enter()
-        #expect(pool.trySubmit { finished.leave() }, "a job from outside the pool always gets a thread")
+        let acceptedAboveLimit = pool.trySubmit({ finished.leave() }, admission: .always)
+        #expect(acceptedAboveLimit, "other jobs always get a thread")
         for _ in 0..<3 { release.signal() }
         #expect(finished.wait(timeout: .now() + 5) == .success)
     }
@@ -37,7 +39,8 @@ import Testing
         let pool = WorkerPool(maximumThreads: 4, idleTimeout: 0.2)
         let done = DispatchSemaphore(value: 0)
         for _ in 0..<20 {
-            #expect(pool.trySubmit { done.signal() })
+            let accepted = pool.trySubmit({ done.signal() }, admission: .refusedAtLimit)
+            #expect(accepted)
             #expect(done.wait(timeout: .now() + 5) == .success)
             sleep(seconds: 0.002)
         }

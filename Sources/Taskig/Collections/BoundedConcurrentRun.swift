@@ -24,6 +24,18 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     @usableFromInline
     typealias Outcome = Lane.Outcome
 
+    /// Which outcomes can end the run before every task settled.
+    @usableFromInline
+    enum EarlyEnd {
+        /// None: the run ends when every task settled (`awaitAllResults`, a plain `awaitAll`).
+        case never
+        /// Those for which the closure returns `true` (a failure under fail-fast, a success
+        /// for `awaitAny`).
+        case when((Outcome) -> Bool)
+        /// Any: the first outcome ends the run (`awaitFirst`).
+        case always
+    }
+
     /// What the run does with one outcome.
     @usableFromInline
     enum Verdict {
@@ -43,7 +55,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     @usableFromInline
     let laneCount: Int
     @usableFromInline
-    let mayEndRun: (Outcome) -> Bool
+    let earlyEnd: EarlyEnd
     @usableFromInline
     let settle: (Outcome, Int) -> Verdict
     @usableFromInline
@@ -54,7 +66,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     var idleLanes: [Int]
 
     /// - Parameters:
-    ///   - mayEndRun: whether an outcome could end the run, so must be reported at once.
+    ///   - earlyEnd: the outcomes that can end the run early, so must be reported at once.
     ///   - settle: records an outcome, under the lock, and says whether the run is over.
     ///     It is called at most once per task and never after the run finished.
     @inlinable
@@ -62,13 +74,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         _ lane: Lane.Type,
         tasks: [Element],
         concurrency: Int,
-        mayEndRun: @escaping (Outcome) -> Bool = { _ in true },
+        earlyEnd: EarlyEnd,
         settle: @escaping (Outcome, Int) -> Verdict
     ) {
         self.tasks = tasks
         self.laneCount = min(concurrency, tasks.count)
         self.machine = BoundedRunStateMachine(count: tasks.count, lanes: laneCount)
-        self.mayEndRun = mayEndRun
+        self.earlyEnd = earlyEnd
         self.settle = settle
         self.idleLanes = Array((0..<laneCount).reversed())
     }
@@ -81,13 +93,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         let kind = QueueAffinity.kind(of: queue)
         switch kind {
         case .globalConcurrent:
-            recruitsLanes = true
-            while let lane = takeIdleLane() {
-                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }) else {
-                    runLane(lane)
-                    break
-                }
-            }
+            runLanesOnWorkers()
         case .main, .other:
             if QueueAffinity.isCurrent(queue, kind: kind) {
                 runLane(takeIdleLane()!)
@@ -96,32 +102,94 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
                     queue.async { self.runLane(lane) }
                 }
             }
+            _ = BlockingWait.value(of: finished)
+        }
+    }
+
+    /// How long the lanes that run get before their number doubles.
+    @usableFromInline
+    static var rampInterval: DispatchTimeInterval { .microseconds(100) }
+
+    /// Starts one lane, then doubles the lanes every ``rampInterval`` while tasks are left
+    /// that no lane has taken, until `concurrency` lanes run. A run of short tasks so stays on
+    /// a thread or two, and a run of long or blocking tasks reaches its full concurrency
+    /// within a millisecond. The doubling is driven by Taskig's timer queue, so it goes on
+    /// however long the first tasks take.
+    ///
+    /// When no task can end the run early, the caller itself runs the first lane: it has to
+    /// wait for every task anyway, and this saves a hand-off. Otherwise the caller only
+    /// waits, so that it can return the moment the outcome is known.
+    ///
+    /// A caller that is itself a worker (a nested wait) may be refused workers when the pool
+    /// is at its limit; it then runs a lane itself, and from then on each lane tries to start
+    /// another whenever it takes a new chunk.
+    @inlinable
+    func runLanesOnWorkers() {
+        let admission: WorkerPool.Admission = WorkerThread.isCurrent ? .refusedAtLimit : .always
+        guard let first = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { return }
+        rampUp(admission: admission, running: 1)
+        if case .never = earlyEnd {
+            runLane(first)
+        } else if !WorkerPool.shared.trySubmit({ self.runLane(first) }, admission: admission) {
+            lanesRecruitEachOther.store(true, ordering: .relaxed)
+            runLane(first)
         }
         _ = BlockingWait.value(of: finished)
     }
 
+    /// Adds as many lanes as `running` after ``rampInterval``, and again after that, while
+    /// tasks are left that no lane has taken.
     @inlinable
-    func takeIdleLane() -> Int? {
-        lock.withLock { _ in idleLanes.popLast() }
+    func rampUp(admission: WorkerPool.Admission, running: Int) {
+        Scheduling.timerQueue.asyncAfter(deadline: .now() + Self.rampInterval) {
+            var added = 0
+            while added < running, let lane = self.takeIdleLane(onlyIfTasksAreUnclaimed: true) {
+                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
+                    self.returnIdleLane(lane)
+                    self.lanesRecruitEachOther.store(true, ordering: .relaxed)
+                    return
+                }
+                added += 1
+            }
+            if added > 0 { self.rampUp(admission: admission, running: running + added) }
+        }
+    }
+
+    @inlinable
+    func takeIdleLane(onlyIfTasksAreUnclaimed: Bool = false) -> Int? {
+        lock.withLock { _ in
+            guard !onlyIfTasksAreUnclaimed || (!machine.isFinished && machine.hasUnclaimedTasks) else { return nil }
+            return idleLanes.popLast()
+        }
+    }
+
+    @inlinable
+    func returnIdleLane(_ lane: Int) {
+        lock.withLock { _ in idleLanes.append(lane) }
     }
 
     /// Starts one more lane on a worker if one is idle, the pool has a thread, and there is
     /// work that no lane has taken yet.
     @inlinable
     func recruitLane() {
-        var lane: Int?
-        lock.withLock { _ in
-            if !machine.isFinished && machine.hasUnclaimedTasks { lane = idleLanes.popLast() }
-        }
-        guard let lane else { return }
-        if !WorkerPool.shared.trySubmit({ self.runLane(lane) }) {
-            lock.withLock { _ in idleLanes.append(lane) }
+        guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { return }
+        if !WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: .refusedAtLimit) {
+            returnIdleLane(lane)
         }
     }
 
-    /// Whether lanes run on Taskig's workers, so that more can be started later.
+    /// Set when a lane could not get a worker (see ``runLanesOnWorkers()``).
     @usableFromInline
-    var recruitsLanes = false
+    let lanesRecruitEachOther = Atomic(false)
+
+    @inlinable
+    func mayEndRun(_ outcome: Outcome) -> Bool {
+        switch earlyEnd {
+        case .never: return false
+        case .when(let endsRun): return endsRun(outcome)
+        case .always: return true
+        }
+    }
 
     @inlinable
     func runLane(_ lane: Int) {
@@ -158,7 +226,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)
-            if recruitsLanes { recruitLane() }
+            if lanesRecruitEachOther.load(ordering: .relaxed) { recruitLane() }
         }
         if case .finish(let stillRunning) = next {
             for index in stillRunning { Lane.cancel(tasks[index]) }

@@ -32,7 +32,7 @@ extension Sequence where Element: ThrowableTaskType {
                 ThrowingLaneWork<Element>.self,
                 tasks: tasks,
                 concurrency: concurrency,
-                mayEndRun: { outcome in
+                earlyEnd: .when { outcome in
                     if case .failure = outcome { return true }
                     return false
                 },
@@ -76,7 +76,7 @@ extension Sequence where Element: ThrowableTaskType {
                 ThrowingLaneWork<Element>.self,
                 tasks: tasks,
                 concurrency: concurrency,
-                mayEndRun: { _ in false },
+                earlyEnd: .never,
                 settle: { outcome, index in
                     (buffer.baseAddress! + index).initialize(to: outcome)
                     return .keepGoing
@@ -109,7 +109,7 @@ extension Sequence where Element: TaskType {
                 PlainLaneWork<Element>.self,
                 tasks: tasks,
                 concurrency: concurrency,
-                mayEndRun: { _ in false },
+                earlyEnd: .never,
                 settle: { value, index in
                     (buffer.baseAddress! + index).initialize(to: value)
                     return .keepGoing

@@ -25,7 +25,7 @@ extension Sequence where Element: ThrowableTaskType {
             ThrowingLaneWork<Element>.self,
             tasks: tasks,
             concurrency: concurrency,
-            mayEndRun: { outcome in
+            earlyEnd: .when { outcome in
                 if case .success = outcome { return true }
                 return false
             }

@@ -19,7 +19,9 @@ extension Sequence where Element: ThrowableTaskType {
         let tasks = Array(self)
         guard !tasks.isEmpty else { return .failure(TaskigError.emptySequence) }
         var first: Result<Element.ResultType, Error>?
-        let run = BoundedConcurrentRun(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency) {
+        let run = BoundedConcurrentRun(
+            ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, earlyEnd: .always
+        ) {
             outcome, _ in
             first = outcome
             return .finishRun
@@ -68,7 +70,9 @@ extension Sequence where Element: TaskType {
             "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"
         )
         var first: Element.ResultType?
-        let run = BoundedConcurrentRun(PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency) {
+        let run = BoundedConcurrentRun(
+            PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, earlyEnd: .always
+        ) {
             value, _ in
             first = value
             return .finishRun

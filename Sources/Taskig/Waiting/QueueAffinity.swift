@@ -40,7 +40,10 @@ enum QueueAffinity {
     /// Whether the calling code runs on the main queue (or is the main thread itself).
     @usableFromInline
     static var isOnMainQueue: Bool {
-        Thread.isMainThread || DispatchQueue.getSpecific(key: queueTagKey) === mainQueueTag
+        // The tag must exist before it is looked up, or the first lookup from a main-queue
+        // block (under `dispatchMain()`) would miss it.
+        let tag = mainQueueTag
+        return Thread.isMainThread || DispatchQueue.getSpecific(key: queueTagKey) === tag
     }
 
     /// Whether the calling code runs on `queue` (or on a queue that targets it).

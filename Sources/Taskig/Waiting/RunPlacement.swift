@@ -31,7 +31,7 @@ enum RunPlacement {
         /// when the waiter is itself a worker (a lane of a collection wait, or work nested
         /// in one): there the work runs in place, so nesting never multiplies threads.
         case onCancel
-        /// At a deadline, which is always honoured.
+        /// At a deadline, which is always honoured: the work always gets a worker.
         case atDeadline
     }
 
@@ -61,9 +61,9 @@ extension CompletionCell {
         case .onQueue(let queue):
             queue.async { self.startIfNeeded() }
         case .onWorker:
-            if !WorkerPool.shared.trySubmit({ self.startIfNeeded() }) {
-                startIfNeeded()
-            }
+            // Only a waiter that is not a worker, or one with a deadline, hands work over, so
+            // this never multiplies threads through nesting, and the work must start.
+            _ = WorkerPool.shared.trySubmit({ self.startIfNeeded() }, admission: .always)
         }
     }
 }

@@ -32,7 +32,7 @@ enum Scheduling {
     static func startSoon(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         switch QueueAffinity.kind(of: queue) {
         case .globalConcurrent:
-            if !WorkerPool.shared.trySubmit(work) {
+            if !WorkerPool.shared.trySubmit(work, admission: .refusedAtLimit) {
                 queue.async(execute: work)
             }
         case .main, .other:

@@ -8,10 +8,11 @@ import Foundation
 /// work.
 ///
 /// Only nesting multiplies threads (a lane whose task runs another collection wait), so
-/// the limit applies to jobs submitted from a worker: when `maximumThreads` are busy,
-/// ``trySubmit(_:)`` refuses such a job and the worker runs it itself, which keeps nested
-/// waits moving without more threads. A job from any other thread (the top-level caller,
-/// whose `concurrency` argument already bounds what it asks for) always gets a thread.
+/// the limit applies to jobs whose submitter can run them itself (see ``Admission``): when
+/// `maximumThreads` are busy, ``trySubmit(_:admission:)`` refuses such a job, and nested
+/// waits keep moving without more threads. Other jobs (those of a top-level caller, whose
+/// `concurrency` argument already bounds what it asks for, and those a deadline depends on)
+/// always get a thread.
 ///
 /// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount` and `wakeups` are
 /// only touched while `condition` is locked.
@@ -39,11 +40,20 @@ final class WorkerPool: @unchecked Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
-    /// nothing, when the caller is a worker, every thread is busy and the pool is at its
-    /// limit.
+    /// Whether a job may be refused at the limit.
     @usableFromInline
-    func trySubmit(_ job: @escaping Job) -> Bool {
+    enum Admission: Sendable {
+        /// Refused when every thread is busy and the pool is at its limit; the submitter
+        /// then runs the job itself, or somewhere else.
+        case refusedAtLimit
+        /// Always given a thread, above the limit if need be.
+        case always
+    }
+
+    /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
+    /// nothing, when the job may be refused, every thread is busy and the pool is at its limit.
+    @usableFromInline
+    func trySubmit(_ job: @escaping Job, admission: Admission) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if idleCount > wakeups {
@@ -52,7 +62,7 @@ final class WorkerPool: @unchecked Sendable {
             condition.signal()
             return true
         }
-        guard threadCount < maximumThreads || !WorkerThread.isCurrent else { return false }
+        guard threadCount < maximumThreads || admission == .always else { return false }
         threadCount += 1
         jobs.append(job)
         let thread = Thread { [self] in self.workLoop() }
