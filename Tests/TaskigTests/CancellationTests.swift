@@ -104,3 +104,45 @@ import Testing
         #expect("\(CancellableTaskError.taskWasCancelled)".contains("cancelled"))
     }
 }
+
+@Suite struct CurrentTaskCancellationTests {
+    @Test func aBodyCanCheckItsOwnTaskWithoutAReference() async throws {
+        let stepsDone = LockedValue(0)
+        let started = DispatchSemaphore(value: 0)
+        let task = ThrowableTask { () -> Int in
+            started.signal()
+            for step in 1...1000 {
+                try ThrowableTask.checkCancellation()
+                stepsDone.set(step)
+                sleep(seconds: 0.01)
+            }
+            return 1000
+        }
+        let future = task.start()
+        let bodyStarted = try await withWatchdog { started.wait(timeout: .now() + 5) == .success }
+        #expect(bodyStarted == true)
+        task.cancel()
+        let result = try await withWatchdog { future.awaitResult() }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
+        let settled = try await withWatchdog { () -> Int in
+            sleep(seconds: 0.1)
+            return stepsDone.value
+        }
+        #expect((settled ?? 1000) < 1000, "the body stopped at its next check")
+    }
+
+    @Test func outsideATaskNothingIsCancelled() throws {
+        #expect(!ThrowableTask.isCurrentTaskCancelled)
+        try ThrowableTask.checkCancellation()
+    }
+
+    @Test func continuationsSeeTheStateOfTheirComposedTask() throws {
+        let seen = LockedValue<Bool?>(nil)
+        let task = ThrowableTask { 1 }.map { value -> Int in
+            seen.set(ThrowableTask.isCurrentTaskCancelled)
+            return value
+        }
+        #expect(try task.await() == 1)
+        #expect(seen.value == false)
+    }
+}

@@ -18,7 +18,7 @@ import Testing
             _ = try? [ThrowableTask { 1 }].awaitFirst(concurrency: -3)
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("awaitFirstResult(concurrency: -3)"))
+        #expect(message.contains("awaitFirst(concurrency: -3)"))
     }
 
     @Test func awaitFirstOnNoPlainTasksIsReported() async {

@@ -238,7 +238,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
 /// Checks a collection wait's `concurrency` argument.
 @usableFromInline
 func checkConcurrency(_ concurrency: Int, of operation: String) {
-    precondition(
+    requireCorrectUse(
         concurrency >= 1,
         "\(operation)(concurrency: \(concurrency)): concurrency is how many tasks may run at once and must be at least 1"
     )

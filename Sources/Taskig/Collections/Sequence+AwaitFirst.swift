@@ -44,7 +44,8 @@ extension Sequence where Element: ThrowableTaskType {
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
     ) throws -> Element.ResultType {
-        try awaitFirstResult(queue, concurrency: concurrency).get()
+        checkConcurrency(concurrency, of: "awaitFirst")
+        return try awaitFirstResult(queue, concurrency: concurrency).get()
     }
 }
 
@@ -65,7 +66,7 @@ extension Sequence where Element: TaskType {
     ) -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitFirst")
         let tasks = Array(self)
-        precondition(
+        requireCorrectUse(
             !tasks.isEmpty,
             "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"
         )

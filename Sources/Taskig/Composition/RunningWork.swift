@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The continuations and futures whose work runs on the current thread right now.
 ///
 /// Waiting for one of them from inside its own work could never end, so the waits check
@@ -16,25 +8,14 @@ enum RunningWork {
         var identities: [ObjectIdentifier] = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        #if canImport(Darwin)
-            let status = pthread_key_create(&key) { Unmanaged<AnyObject>.fromOpaque($0).release() }
-        #else
-            let status = pthread_key_create(&key) { pointer in
-                if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-            }
-        #endif
-        precondition(status == 0, "Taskig could not create a thread-local key (error \(status))")
-        return key
-    }()
+    private static let slot = ThreadLocalSlot(releasesObjectAtThreadExit: true)
 
     private static var stack: Stack {
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = slot.pointer {
             return Unmanaged<Stack>.fromOpaque(pointer).takeUnretainedValue()
         }
         let stack = Stack()
-        pthread_setspecific(key, Unmanaged.passRetained(stack).toOpaque())
+        slot.pointer = Unmanaged.passRetained(stack).toOpaque()
         return stack
     }
 
@@ -50,7 +31,7 @@ enum RunningWork {
     /// Whether the work of `identity` is running on this thread.
     @usableFromInline
     static func isRunning(_ identity: ObjectIdentifier) -> Bool {
-        guard let pointer = pthread_getspecific(key) else { return false }
+        guard let pointer = slot.pointer else { return false }
         return Unmanaged<Stack>.fromOpaque(pointer).takeUnretainedValue().identities.contains(identity)
     }
 }

@@ -129,7 +129,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
             completion(.failure(CancellableTaskError.taskWasCancelled))
             return
         }
-        body(completion)
+        CurrentCancellation.whileRunning(cancellationToken) { body(completion) }
     }
 
     /// Whether the task has been cancelled. Running work can poll it to stop early.
@@ -143,7 +143,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
             if newValue {
                 cancellationToken.cancel()
             } else {
-                precondition(
+                requireCorrectUse(
                     !cancellationToken.isCancelled,
                     "A cancelled ThrowableTask cannot be un-cancelled; make a new task instead"
                 )

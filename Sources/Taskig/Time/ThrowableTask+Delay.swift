@@ -10,7 +10,7 @@ extension ThrowableTask where T == Void {
     /// let later = ThrowableTask.delay(0.5).map { "half a second later" }
     /// ```
     public static func delay(_ seconds: TimeInterval) -> ThrowableTask<Void> {
-        precondition(!seconds.isNaN, "ThrowableTask.delay(_:) was given NaN; pass a number of seconds")
+        requireCorrectUse(!seconds.isNaN, "ThrowableTask.delay(_:) was given NaN; pass a number of seconds")
         let delay = min(max(seconds, 0), Scheduling.longestDelay)
         return ThrowableTask(executionQueue: QueueAffinity.defaultGlobalQueue, cancellationToken: CancellationToken()) {
             completion in

@@ -16,8 +16,9 @@ extension ThrowableTaskType {
     /// let data = try download(url).retry(3, delay: 0.2).await()   // waits 0.2 s, then 0.4 s
     /// ```
     public func retry(_ attempts: Int, delay: TimeInterval = 0) -> ThrowableTask<ResultType> {
-        precondition(attempts >= 1, "retry(\(attempts)): attempts is the total number of runs and must be at least 1")
-        precondition(!delay.isNaN, "retry(_:delay:) was given a NaN delay; pass a number of seconds")
+        requireCorrectUse(
+            attempts >= 1, "retry(\(attempts)): attempts is the total number of runs and must be at least 1")
+        requireCorrectUse(!delay.isNaN, "retry(_:delay:) was given a NaN delay; pass a number of seconds")
         let firstDelay = min(max(delay, 0), Scheduling.longestDelay)
         let token = (self as? CancellationTokenCarrier)?.cancellationToken ?? CancellationToken()
         // The task is only run, which its contract allows from any thread.

@@ -12,7 +12,7 @@ extension ThrowableTaskType {
     /// let page = try fetch(url).timeout(5).retry(3).await()
     /// ```
     public func timeout(_ seconds: TimeInterval) -> ThrowableTask<ResultType> {
-        precondition(!seconds.isNaN, "timeout(_:) was given NaN; pass a number of seconds")
+        requireCorrectUse(!seconds.isNaN, "timeout(_:) was given NaN; pass a number of seconds")
         let limit = min(max(seconds, 0), Scheduling.longestDelay)
         let token = (self as? CancellationTokenCarrier)?.cancellationToken ?? CancellationToken()
         // The task is only run and cancelled, which its contract allows from any thread.

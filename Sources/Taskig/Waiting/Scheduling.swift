@@ -17,7 +17,7 @@ enum Scheduling {
 
     @inlinable
     static func start<Value>(_ cell: CompletionCell<Value>, on queue: DispatchQueue, after delay: TimeInterval) {
-        precondition(!delay.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
+        requireCorrectUse(!delay.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
         if delay > 0 {
             queue.asyncAfter(deadline: .now() + min(delay, longestDelay)) { cell.startIfNeeded() }
         } else {

@@ -47,7 +47,7 @@ extension ThrowableTaskType {
     @discardableResult
     @inlinable
     public func await(timeout: TimeInterval) throws -> ResultType {
-        precondition(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
+        requireCorrectUse(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
         if RunningWork.wouldWaitForItself(self) { throw TaskigError.awaitedFromItsOwnWork }
         let cell = TaskRun.cell(for: self)
         if timeout > 0 {
