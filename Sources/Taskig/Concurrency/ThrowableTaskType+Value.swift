@@ -15,6 +15,7 @@ extension ThrowableTaskType {
     /// ```
     public var value: ResultType {
         get async throws {
+            if RunningWork.wouldWaitForItself(self) { throw TaskigError.awaitedFromItsOwnWork }
             let run = TaskRun.cell(for: self)
             // Cancelling is allowed from any thread; the handler does nothing else with it.
             nonisolated(unsafe) let cancellable = self as? CancellableTaskType
