@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Runs a collection of tasks with at most `lanes` of them at once and releases the caller
@@ -126,16 +127,27 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     @inlinable
     func runLanesOnWorkers() {
         let admission: WorkerPool.Admission = WorkerThread.isCurrent ? .refusedAtLimit : .always
-        guard let first = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { return }
-        rampUp(admission: admission, running: 1)
-        if case .never = earlyEnd {
-            runLane(first)
-        } else if !WorkerPool.shared.trySubmit({ self.runLane(first) }, admission: admission) {
-            lanesRecruitEachOther.store(true, ordering: .relaxed)
-            runLane(first)
+        var callerLane: Int?
+        if case .never = earlyEnd { callerLane = takeIdleLane(onlyIfTasksAreUnclaimed: true) }
+        // As many lanes as there are cores start at once; the ramp adds the rest.
+        let startingLanes = min(laneCount, Self.processorCount) - (callerLane == nil ? 0 : 1)
+        var started = callerLane == nil ? 0 : 1
+        for _ in 0..<startingLanes {
+            guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
+            guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
+                lanesRecruitEachOther.store(true, ordering: .relaxed)
+                callerLane = callerLane ?? lane
+                break
+            }
+            started += 1
         }
+        rampUp(admission: admission, running: max(started, 1))
+        if let callerLane { runLane(callerLane) }
         _ = BlockingWait.value(of: finished)
     }
+
+    @usableFromInline
+    static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
     /// Adds as many lanes as `running` after ``rampInterval``, and again after that, while
     /// tasks are left that no lane has taken.

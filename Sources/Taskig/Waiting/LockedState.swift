@@ -79,11 +79,25 @@ enum PlatformLock {
         @usableFromInline
         typealias Primitive = pthread_mutex_t
 
+        /// A freshly made adaptive mutex to copy, as `PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP`
+        /// would give in C. Adaptive mutexes spin a little before they sleep, which suits
+        /// Taskig's critical sections of a few instructions: a waiter checking a result must
+        /// not send the thread delivering it to sleep.
+        @usableFromInline
+        static let adaptiveTemplate: pthread_mutex_t = {
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            defer { pthread_mutexattr_destroy(&attributes) }
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+            var mutex = pthread_mutex_t()
+            let status = pthread_mutex_init(&mutex, &attributes)
+            precondition(status == 0, "Taskig could not create a mutex (error \(status))")
+            return mutex
+        }()
+
         @inlinable
         static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
-            lock.initialize(to: pthread_mutex_t())
-            let status = pthread_mutex_init(lock, nil)
-            precondition(status == 0, "Taskig could not create a mutex (error \(status))")
+            lock.initialize(to: adaptiveTemplate)
         }
 
         @inlinable
