@@ -11,8 +11,8 @@ import Testing
         let errors: String
     }
 
-    @Test func theDefaultRunShowsEachCapability() throws {
-        let run = try runDemo()
+    @Test func theDefaultRunShowsEachCapability() async throws {
+        let run = try await runDemo()
         #expect(run.status == 0, "\(run.errors)\n\(run.output)")
         #expect(!run.output.contains("\u{1B}"), "piped output must carry no escape codes")
         #expect(!run.output.contains("\r"), "piped output must not redraw lines")
@@ -64,7 +64,7 @@ import Testing
         #expect(cancelled < 1500)
     }
 
-    @Test func aDirectoryAndURLsOfTheUsersOwnReplaceTheBuiltInWorkloads() throws {
+    @Test func aDirectoryAndURLsOfTheUsersOwnReplaceTheBuiltInWorkloads() async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("taskig-demo-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -73,7 +73,7 @@ import Testing
         try Data("four five\n".utf8).write(to: directory.appendingPathComponent("b.txt"))
 
         // Nothing listens on port 1, so the fetch is refused at once, without any network.
-        let run = try runDemo(arguments: [directory.path, "--concurrency", "2", "--urls", "http://127.0.0.1:1/"])
+        let run = try await runDemo(arguments: [directory.path, "--concurrency", "2", "--urls", "http://127.0.0.1:1/"])
         #expect(run.status == 0, "\(run.errors)\n\(run.output)")
         #expect(run.output.contains("2 files: 2 lines, 5 words"), "\(run.output)")
         #expect(run.output.contains("2 at a time"), "\(run.output)")
@@ -82,9 +82,9 @@ import Testing
         #expect(!run.output.contains("Serving on"), "\(run.output)")
     }
 
-    @Test func helpPrintsTheUsage() throws {
+    @Test func helpPrintsTheUsage() async throws {
         for flag in ["--help", "-h"] {
-            let run = try runDemo(arguments: [flag])
+            let run = try await runDemo(arguments: [flag])
             #expect(run.status == 0)
             #expect(run.output.contains("usage: taskig-demo [DIRECTORY] [--urls URL ...] [--concurrency N]"))
             #expect(run.output.contains("--latency MS"))
@@ -100,8 +100,8 @@ import Testing
         ["--urls", "ftp://example.com/file"],
         ["/no/such/directory/for/taskig-demo"],
     ])
-    func aBadArgumentExplainsItselfAndExitsWithTwo(arguments: [String]) throws {
-        let run = try runDemo(arguments: arguments)
+    func aBadArgumentExplainsItselfAndExitsWithTwo(arguments: [String]) async throws {
+        let run = try await runDemo(arguments: arguments)
         #expect(run.status == 2, "\(arguments): \(run.errors)")
         #expect(run.errors.hasPrefix("taskig-demo: "), "\(run.errors)")
         #expect(run.errors.contains("usage: taskig-demo"), "\(run.errors)")
@@ -115,30 +115,34 @@ import Testing
     }
 
     /// Runs the demo with a watchdog: a run that hangs is killed after 30 s and fails the test.
-    private func runDemo(arguments: [String] = []) throws -> Run {
+    private func runDemo(arguments: [String] = []) async throws -> Run {
         let demo = try #require(Self.demoURL(), "taskig-demo was not built")
-        let process = Process()
-        process.executableURL = demo
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-        // The demo writes a few lines at most to stderr, which fit in the pipe's buffer, so
-        // reading stdout to its end first cannot block it.
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaints = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        #expect(process.terminationReason == .exit, "taskig-demo hung or crashed")
-        return Run(
-            status: process.terminationStatus,
-            output: String(decoding: printed, as: UTF8.self),
-            errors: String(decoding: complaints, as: UTF8.self)
-        )
+        let (run, exited) = try await offTheCooperativePool { () throws -> (Run, Bool) in
+            let process = Process()
+            process.executableURL = demo
+            process.arguments = arguments
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let watchdog = DispatchWorkItem { process.terminate() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+            // The demo writes a few lines at most to stderr, which fit in the pipe's buffer,
+            // so reading stdout to its end first cannot block it.
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            watchdog.cancel()
+            let run = Run(
+                status: process.terminationStatus,
+                output: String(decoding: printed, as: UTF8.self),
+                errors: String(decoding: complaints, as: UTF8.self)
+            )
+            return (run, process.terminationReason == .exit)
+        }
+        #expect(exited, "taskig-demo hung or crashed")
+        return run
     }
 
     /// The demo is built next to the test bundle.

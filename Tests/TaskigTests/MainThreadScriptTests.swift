@@ -4,8 +4,8 @@ import Testing
 /// Runs `taskig-main-thread-script`, a real command-line program that waits on its main
 /// thread, and checks every scenario it reports.
 @Suite struct MainThreadScriptTests {
-    @Test func waitsOnTheMainThreadOfACommandLineProgramFinish() throws {
-        let output = try runScript()
+    @Test func waitsOnTheMainThreadOfACommandLineProgramFinish() async throws {
+        let output = try await runScript()
         for scenario in [
             "task on the main queue",
             "completion through DispatchQueue.main.async",
@@ -20,27 +20,31 @@ import Testing
         #expect(!output.contains("FAIL"), "\(output)")
     }
 
-    @Test func aMainQueueBlockUnderDispatchMainRunsMainQueueTasksInPlace() throws {
-        let output = try runScript(arguments: ["--dispatch-main"])
+    @Test func aMainQueueBlockUnderDispatchMainRunsMainQueueTasksInPlace() async throws {
+        let output = try await runScript(arguments: ["--dispatch-main"])
         #expect(output.contains("OK task on the main queue from a main-queue block under dispatchMain\n"), "\(output)")
     }
 
     /// Runs the script with a watchdog: a hang is killed and fails the test.
-    private func runScript(arguments: [String] = []) throws -> String {
+    private func runScript(arguments: [String] = []) async throws -> String {
         let script: URL = try #require(Self.scriptURL(), "taskig-main-thread-script was not built")
-        let process = Process()
-        process.executableURL = script
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let watchdog = DispatchWorkItem { process.terminate() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        watchdog.cancel()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "the script hung or crashed")
-        return String(decoding: data, as: UTF8.self)
+        let (output, exitedCleanly) = try await offTheCooperativePool { () throws -> (String, Bool) in
+            let process = Process()
+            process.executableURL = script
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let watchdog = DispatchWorkItem { process.terminate() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            watchdog.cancel()
+            let exitedCleanly = process.terminationReason == .exit && process.terminationStatus == 0
+            return (String(decoding: data, as: UTF8.self), exitedCleanly)
+        }
+        #expect(exitedCleanly, "the script hung or crashed")
+        return output
     }
 
     /// The script is built next to the test bundle.

@@ -58,7 +58,9 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     }
 
     /// A task whose work is Swift concurrency code. Each run starts it in a new
-    /// `_Concurrency.Task`, which is cancelled when this task is.
+    /// `_Concurrency.Task`, which is cancelled when this task is and which runs on Taskig's
+    /// worker threads rather than Swift's cooperative pool, so that blocking waits elsewhere
+    /// cannot keep it from starting.
     ///
     /// ```swift
     /// let greeting = ThrowableTask<String> { () async throws -> String in
@@ -68,8 +70,8 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// let text = try greeting.await()
     /// ```
     ///
-    /// Blocking ``ThrowableTaskType/await()`` on such a task from a thread of Swift's
-    /// cooperative pool can starve that pool; from async code, use ``ThrowableTaskType/value``.
+    /// From async code, wait with ``ThrowableTaskType/value``, which suspends, rather than
+    /// the blocking ``ThrowableTaskType/await()``, which holds a cooperative thread.
     public init(
         executionQueue: DispatchQueue = .global(),
         action: @escaping @Sendable () async throws -> T
@@ -79,7 +81,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
             // The cancellation handler must go once the work ends, whichever happens first:
             // the work ending or the handler being registered.
             let registration = LockedState((handler: CancellationToken.HandlerID?.none, workEnded: false))
-            let work = _Concurrency.Task {
+            let work = _Concurrency.Task(executorPreference: WorkerTaskExecutor.shared) {
                 let result: Result<T, Error>
                 do {
                     result = .success(try await action())

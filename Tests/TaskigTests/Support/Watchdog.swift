@@ -51,3 +51,11 @@ func runLater(_ seconds: Double, _ body: @escaping @Sendable () -> Void) {
         body()
     }
 }
+
+/// Runs blocking `body` on a thread of its own while the calling test suspends, so that a
+/// test waiting for a child process does not hold one of Swift's few cooperative threads.
+func offTheCooperativePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result(catching: body)) }
+    }
+}
