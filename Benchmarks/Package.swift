@@ -13,6 +13,7 @@ import PackageDescription
 // SwiftPM names a path dependency after its folder, which is the checkout's name.
 let taskigPackage = String(Context.packageDirectory.split(separator: "/").dropLast().last ?? "main")
 let taskig = Target.Dependency.product(name: "Taskig", package: taskigPackage)
+let taskigURL = Target.Dependency.product(name: "TaskigURL", package: taskigPackage)
 
 let package = Package(
     name: "TaskigBenchmarks",
@@ -33,7 +34,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "taskig-bench",
-            dependencies: [taskig, "HeapPeak"]
+            // TaskigURL for row 9 (loopback GETs).
+            dependencies: [taskig, taskigURL, "HeapPeak"]
         ),
         // Counts the bytes malloc hands out while enabled, and their peak: linked only
         // into taskig-bench, whose malloc and free it wraps.

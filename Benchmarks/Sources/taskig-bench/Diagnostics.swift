@@ -8,6 +8,9 @@ import Taskig
 //   .build/release/taskig-bench child allocations-per-await
 //   .build/release/taskig-bench child nested-taskig-back-to-back 5000 10
 //   .build/release/taskig-bench child nested-dispatch 5000 70
+//   valgrind --tool=callgrind .build/release/taskig-bench child map-chain 100000
+//   .build/release/taskig-bench child future-fan-out 10000 5
+//   .build/release/taskig-bench child loopback-gets 5
 
 /// Runs the diagnostic `name`; returns `false` when there is none of that name.
 func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
@@ -48,6 +51,86 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
             print("wall \(run.wall) s, \(run.peak) running at once, peak \(run.threads) threads")
             if arguments.count > 1 { usleep(UInt32(arguments[1])!) }
         }
+    case "map-chain":
+        // Build, run and release time per link of one chain of LINKS maps (row 7).
+        let (build, run, release) = taskigMapChain(links: Int(arguments[0])!)
+        print(
+            "per link: build \(formatDuration(build)), run \(formatDuration(run)), release \(formatDuration(release))")
+    case "dispatch-hops":
+        // Seconds per hop of STEPS GCD hops between two serial queues, and on global() (row 7).
+        let steps = Int(arguments[0])!
+        print("serial queues alternating: \(formatDuration(dispatchSerialHops(steps: steps))) per hop")
+        print("global(): \(formatDuration(dispatchGlobalHops(steps: steps))) per hop")
+    case "future-fan-out":
+        // Per continuation, COUNT continuations on one promise (row 8), RUNS times.
+        let count = Int(arguments[0])!
+        for _ in 0..<(arguments.count > 1 ? Int(arguments[1])! : 1) {
+            print(
+                "future.async \(formatDuration(taskigFutureAsyncFanOut(count: count))), "
+                    + "map.start \(formatDuration(taskigFutureMapStartFanOut(count: count).perContinuation)), "
+                    + "Swift Task + continuation \(formatDuration(swiftTaskFanOut(count: count))), "
+                    + "Swift Task + actor \(formatDuration(swiftActorFanOut(count: count)))")
+        }
+    case "nested-taskig-ramp":
+        // Row 3's workload once, with the thread count sampled every ~50 µs: when the process
+        // first had 10, 20, 30, 40 and 50 threads more than before, and the wall time. A
+        // second argument `thread` calls awaitAll from a new thread instead of the main thread.
+        let tasks = (0..<Int(arguments[0])!).map { _ in Task { Task { usleep(100) }.await() } }
+        let before = currentThreadCount()
+        let firstSeen = Box([Double](repeating: -1, count: 5))
+        let stop = Box(false)
+        let start = nanoseconds()
+        let sampler = Thread {
+            while !stop.value {
+                let extra = currentThreadCount() - before
+                for step in 0..<5 where firstSeen.value[step] < 0 && extra >= (step + 1) * 10 {
+                    firstSeen.value[step] = Double(nanoseconds() - start) / 1e6
+                }
+                usleep(50)
+            }
+        }
+        sampler.start()
+        let wall =
+            arguments.count > 1 && arguments[1] == "thread"
+            ? onFreshThread { seconds { _ = tasks.awaitAll(concurrency: nestedWidth) } }
+            : seconds { _ = tasks.awaitAll(concurrency: nestedWidth) }
+        stop.value = true
+        print(
+            String(format: "wall %.1f ms; +10/+20/+30/+40/+50 threads at ", wall * 1e3)
+                + firstSeen.value.map { $0 < 0 ? "never" : String(format: "%.2f ms", $0) }.joined(separator: " / "))
+    case "profile-future-async":
+        // Per continuation: COUNT × `future.async`, resolved, RUNS times (for callgrind).
+        for _ in 0..<Int(arguments[1])! { print(taskigFutureAsyncFanOut(count: Int(arguments[0])!)) }
+    case "profile-future-map-start":
+        for _ in 0..<Int(arguments[1])! { print(taskigFutureMapStartFanOut(count: Int(arguments[0])!)) }
+    case "profile-swift-fan-out":
+        for _ in 0..<Int(arguments[1])! { print(swiftTaskFanOut(count: Int(arguments[0])!)) }
+    case "loopback-gets":
+        // RUNS runs of row 9: 1,000 GETs through TaskigURL, URLSession async, and URLSession's
+        // completion-handler API with a semaphore of 16 (the call TaskigURL makes), and more.
+        // A second argument `close` makes the server close every connection after one answer.
+        let server = try! BenchHTTPServer(keepAlive: arguments.count < 2 || arguments[1] != "close")
+        let urls = (0..<httpRequestCount).map { server.url("/item?id=\($0)") }
+        func line(_ name: String, _ run: () -> HTTPRunCost) {
+            let before = server.counts.connections
+            _ = server.takePeakOpenConnections()
+            let cost = run()
+            print(
+                "  \(name): \(formatDuration(cost.wall)), CPU \(formatDuration(cost.cpu / Double(urls.count))) per GET, "
+                    + "\(cost.contextSwitches / urls.count) switches per GET, \(server.counts.connections - before) connections, "
+                    + "at most \(server.takePeakOpenConnections()) open")
+        }
+        for run in 0..<Int(arguments[0])! {
+            print("run \(run + 1)")
+            line("TaskigURL awaitAll(concurrency: 16)") { taskigURLGets(urls) }
+            line("URLSession async data(from:), TaskGroup of 16") { urlSessionAsyncGets(urls) }
+            line("URLSession dataTask + completion handler, semaphore of 16") { urlSessionCompletionHandlerGets(urls) }
+            line("TaskigURL awaitAll(concurrency: 16), called from a non-main thread") {
+                onFreshThread { taskigURLGets(urls) }
+            }
+            line("bare dataTask task (no TaskigURL), awaitAll(concurrency: 16)") { bareTaskGets(urls) }
+        }
+        server.stop()
     default:
         return false
     }
