@@ -107,15 +107,15 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         }
     }
 
-    /// How long the lanes that run get before their number doubles.
+    /// How long the first lanes run alone before the rest start.
     @usableFromInline
     static var rampInterval: DispatchTimeInterval { .microseconds(100) }
 
-    /// Starts one lane, then doubles the lanes every ``rampInterval`` while tasks are left
-    /// that no lane has taken, until `concurrency` lanes run. A run of short tasks so stays on
-    /// a thread or two, and a run of long or blocking tasks reaches its full concurrency
-    /// within a millisecond. The doubling is driven by Taskig's timer queue, so it goes on
-    /// however long the first tasks take.
+    /// Starts one lane per core, and the remaining lanes ``rampInterval`` later if tasks are
+    /// left by then that no lane has taken, up to `concurrency` lanes. A run of short tasks
+    /// so never wakes more threads than it can use, and a run of long or blocking tasks
+    /// reaches its full concurrency a tenth of a millisecond in. The rest are started from
+    /// Taskig's timer queue, so this happens however long the first tasks take.
     ///
     /// When no task can end the run early, the caller itself runs the first lane: it has to
     /// wait for every task anyway, and this saves a hand-off. Otherwise the caller only
@@ -141,7 +141,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
             }
             started += 1
         }
-        rampUp(admission: admission, running: max(started, 1))
+        rampUp(admission: admission)
         if let callerLane { runLane(callerLane) }
         _ = BlockingWait.value(of: finished)
     }
@@ -149,21 +149,18 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     @usableFromInline
     static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
 
-    /// Adds as many lanes as `running` after ``rampInterval``, and again after that, while
-    /// tasks are left that no lane has taken.
+    /// Starts the remaining lanes after ``rampInterval`` if tasks are left that no lane has
+    /// taken by then.
     @inlinable
-    func rampUp(admission: WorkerPool.Admission, running: Int) {
+    func rampUp(admission: WorkerPool.Admission) {
         Scheduling.timerQueue.asyncAfter(deadline: .now() + Self.rampInterval) {
-            var added = 0
-            while added < running, let lane = self.takeIdleLane(onlyIfTasksAreUnclaimed: true) {
+            while let lane = self.takeIdleLane(onlyIfTasksAreUnclaimed: true) {
                 guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
                     self.returnIdleLane(lane)
                     self.lanesRecruitEachOther.store(true, ordering: .relaxed)
                     return
                 }
-                added += 1
             }
-            if added > 0 { self.rampUp(admission: admission, running: running + added) }
         }
     }
 

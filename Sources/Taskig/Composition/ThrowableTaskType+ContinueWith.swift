@@ -12,6 +12,7 @@ extension ThrowableTaskType {
     ///     }
     /// }
     /// ```
+    @inlinable
     public func continueWith<U>(
         on queue: DispatchQueue = .global(),
         _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U

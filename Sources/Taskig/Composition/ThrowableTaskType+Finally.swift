@@ -10,6 +10,7 @@ extension ThrowableTaskType {
     /// ```swift
     /// let report = render(document).finally { spinner.stop() }
     /// ```
+    @inlinable
     public func finally(
         on queue: DispatchQueue = .global(),
         _ body: @escaping @Sendable () -> Void

@@ -10,6 +10,7 @@ extension ThrowableTaskType {
     /// ```swift
     /// let avatar = fetchUser(id).flatMap { user in fetchImage(user.avatarURL) }
     /// ```
+    @inlinable
     public func flatMap<Next: ThrowableTaskType>(
         on queue: DispatchQueue = .global(),
         _ next: @escaping @Sendable (ResultType) throws -> Next

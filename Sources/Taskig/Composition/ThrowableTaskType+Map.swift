@@ -15,6 +15,7 @@ extension ThrowableTaskType {
     ///   - queue: where `transform` runs. On a global queue (the default) it runs on
     ///     whichever thread finished the step before; on any other queue it runs on that queue.
     ///   - transform: makes the new value from this task's value.
+    @inlinable
     public func map<U>(
         on queue: DispatchQueue = .global(),
         _ transform: @escaping @Sendable (ResultType) throws -> U

@@ -7,6 +7,7 @@ extension ThrowableTaskType {
     /// ```swift
     /// let config = loadConfig().mapError { AppError.configUnreadable(underlying: $0) }
     /// ```
+    @inlinable
     public func mapError(
         on queue: DispatchQueue = .global(),
         _ transform: @escaping @Sendable (Error) -> Error

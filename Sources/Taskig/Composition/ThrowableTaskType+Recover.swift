@@ -7,6 +7,7 @@ extension ThrowableTaskType {
     /// ```swift
     /// let settings = loadSettings().recover { _ in Settings.defaults }
     /// ```
+    @inlinable
     public func recover(
         on queue: DispatchQueue = .global(),
         _ recovery: @escaping @Sendable (Error) throws -> ResultType
@@ -27,6 +28,7 @@ extension ThrowableTaskType {
     /// ```swift
     /// let page = fetch(primary).recover { _ in fetch(mirror) }
     /// ```
+    @inlinable
     public func recover<Fallback: ThrowableTaskType>(
         on queue: DispatchQueue = .global(),
         _ recovery: @escaping @Sendable (Error) throws -> Fallback

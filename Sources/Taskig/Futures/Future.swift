@@ -64,6 +64,8 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     }
 }
 
+extension Future: ActionReportsCancellation {}
+
 extension Future: KnownQueueKind {
     @usableFromInline
     var executionQueueKind: QueueAffinity.Kind { .globalConcurrent }

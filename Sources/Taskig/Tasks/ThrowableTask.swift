@@ -162,7 +162,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     }
 }
 
-extension ThrowableTask: CancellationTokenCarrier, KnownQueueKind, ChainLinkCarrier {}
+extension ThrowableTask: CancellationTokenCarrier, KnownQueueKind, ChainLinkCarrier, ActionReportsCancellation {}
 
 extension ThrowableTask: SelfAwaitDetectable {
     @usableFromInline

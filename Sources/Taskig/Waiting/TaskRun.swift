@@ -12,9 +12,10 @@ enum TaskRun {
     static func cell<Work: ThrowableTaskType>(
         for task: Work
     ) -> CompletionCell<Result<Work.ResultType, Error>> {
-        let cancellable = task as? CancellableTaskType
+        // A task that does not say so itself is asked once, when its run starts.
+        let askedAtStart = task is ActionReportsCancellation ? nil : task as? CancellableTaskType
         let cell = CompletionCell<Result<Work.ResultType, Error>>(work: { complete in
-            if cancellable?.isCancelled == true {
+            if askedAtStart?.isCancelled == true {
                 complete(.failure(CancellableTaskError.taskWasCancelled))
             } else {
                 task.action(completion: complete)
@@ -27,8 +28,6 @@ enum TaskRun {
             if let handler {
                 cell.whenComplete { _ in token.removeHandler(handler) }
             }
-        } else if cancellable?.isCancelled == true {
-            cell.complete(with: .failure(CancellableTaskError.taskWasCancelled))
         }
         return cell
     }
@@ -45,3 +44,8 @@ enum TaskRun {
 protocol CancellationTokenCarrier {
     var cancellationToken: CancellationToken { get }
 }
+
+/// A task whose `action(completion:)` reports ``CancellableTaskError/taskWasCancelled`` itself
+/// when it is cancelled, so a run need not ask `isCancelled` first.
+@usableFromInline
+protocol ActionReportsCancellation {}
