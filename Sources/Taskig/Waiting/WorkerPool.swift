@@ -12,10 +12,11 @@ import Foundation
 /// `maximumThreads` are busy, ``trySubmit(_:admission:)`` refuses such a job, and nested
 /// waits keep moving without more threads. Other jobs (those of a top-level caller, whose
 /// `concurrency` argument already bounds what it asks for, and those a deadline depends on)
-/// always get a thread.
+/// always get a thread; past the limit they first wait a moment for a busy thread to come
+/// free, since threads finishing a collection's lanes are about to.
 ///
-/// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount` and `wakeups` are
-/// only touched while `condition` is locked.
+/// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount`, `wakeups` and
+/// `waitingSubmitters` are only touched while `condition` is locked.
 @usableFromInline
 final class WorkerPool: @unchecked Sendable {
     @usableFromInline
@@ -23,7 +24,11 @@ final class WorkerPool: @unchecked Sendable {
 
     /// The pool every Taskig wait shares.
     @usableFromInline
-    static let shared = WorkerPool(maximumThreads: 256, idleTimeout: 2)
+    static let shared = WorkerPool(maximumThreads: 48, idleTimeout: 2)
+
+    /// How long a job that must get a thread waits for a busy one to come free when the pool
+    /// is at its limit, before a new thread is made for it.
+    private static let waitForFreeThread: TimeInterval = 0.002
 
     let maximumThreads: Int
     private let idleTimeout: TimeInterval
@@ -33,6 +38,8 @@ final class WorkerPool: @unchecked Sendable {
     private var idleCount = 0
     /// Idle threads that were promised a job but have not woken up yet.
     private var wakeups = 0
+    /// Submitters waiting for a thread to come free.
+    private var waitingSubmitters = 0
 
     init(maximumThreads: Int, idleTimeout: TimeInterval) {
         precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
@@ -59,15 +66,35 @@ final class WorkerPool: @unchecked Sendable {
         if idleCount > wakeups {
             wakeups += 1
             jobs.append(job)
-            condition.signal()
+            // Submitters may wait on the same condition; a single signal could wake one of them.
+            if waitingSubmitters > 0 { condition.broadcast() } else { condition.signal() }
             return true
         }
-        guard threadCount < maximumThreads || admission == .always else { return false }
+        if threadCount >= maximumThreads {
+            guard admission == .always else { return false }
+            if handToThreadComingFree(job) { return true }
+        }
         threadCount += 1
         jobs.append(job)
         let thread = Thread { [self] in self.workLoop() }
         thread.name = "taskig.worker"
         thread.start()
+        return true
+    }
+
+    /// Waits up to ``waitForFreeThread`` for a thread to go idle and hands it `job`.
+    /// Called and returns with `condition` locked.
+    private func handToThreadComingFree(_ job: @escaping Job) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: Self.waitForFreeThread)
+        waitingSubmitters += 1
+        defer { waitingSubmitters -= 1 }
+        while idleCount <= wakeups {
+            guard condition.wait(until: deadline) else { break }
+        }
+        guard idleCount > wakeups else { return false }
+        wakeups += 1
+        jobs.append(job)
+        condition.broadcast()
         return true
     }
 
@@ -89,6 +116,7 @@ final class WorkerPool: @unchecked Sendable {
                 continue
             }
             idleCount += 1
+            if waitingSubmitters > 0 { condition.broadcast() }
             let deadline = Date(timeIntervalSinceNow: idleTimeout)
             var timedOut = false
             while wakeups == 0 && !timedOut {
