@@ -124,12 +124,17 @@ import Testing
     }
 
     @Test func cancellingAComposedTaskCancelsWhatItWaitsFor() async throws {
+        let innerStarted = DispatchSemaphore(value: 0)
         let inner = ThrowableTask { () -> Int in
+            innerStarted.signal()
             sleep(seconds: 3)
             return 1
         }
         let composed = ThrowableTask { 1 }.map { $0 + 1 }.flatMap { _ in inner }.map { $0 * 2 }
-        runLater(0.05) { composed.cancel() }
+        runLater(0) {
+            _ = innerStarted.wait(timeout: .now() + 5)
+            composed.cancel()
+        }
         let (result, seconds) = try #require(await withWatchdog { timed { composed.awaitResult() } })
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1)

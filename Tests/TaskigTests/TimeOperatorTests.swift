@@ -66,17 +66,24 @@ import Testing
 
     @Test func retryStopsAtCancellation() async throws {
         let runs = LockedValue(0)
+        let firstRun = DispatchSemaphore(value: 0)
         let failing = ThrowableTask<Int> {
-            throw TestError(
-                runs.update {
-                    $0 += 1; return $0
-                })
+            let run = runs.update {
+                $0 += 1; return $0
+            }
+            if run == 1 { firstRun.signal() }
+            throw TestError(run)
         }
-        let retrying = failing.retry(10, delay: 0.1)
-        runLater(0.05) { retrying.cancel() }
-        let result = try await withWatchdog { retrying.awaitResult() }
-        #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
-        sleep(seconds: 0.3)
+        let retrying = failing.retry(10, delay: 0.2)
+        let outcome = try await withWatchdog { () -> Result<Int, Error>? in
+            let future = retrying.start()
+            guard firstRun.wait(timeout: .now() + 5) == .success else { return nil }
+            retrying.cancel()
+            let result = future.awaitResult()
+            sleep(seconds: 0.5)  // past the backoff: a second run would have started by now
+            return result
+        }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try outcome??.get() }
         #expect(runs.value == 1)
     }
 }

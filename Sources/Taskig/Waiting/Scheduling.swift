@@ -26,15 +26,14 @@ enum Scheduling {
     }
 
     /// Runs `work` soon, never on the calling thread: on `queue`, or for a global queue on a
-    /// Taskig worker (Dispatch's global pool when every worker is busy), so work that blocks
-    /// cannot starve the global pool.
+    /// Taskig worker, so that work that blocks cannot starve the global pool and work that
+    /// must start is never stuck behind it. Past the pool's limit this waits up to 2 ms for a
+    /// busy worker to come free before it makes a new one.
     @inlinable
     static func startSoon(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
         switch QueueAffinity.kind(of: queue) {
         case .globalConcurrent:
-            if !WorkerPool.shared.trySubmit(work, admission: .refusedAtLimit) {
-                queue.async(execute: work)
-            }
+            _ = WorkerPool.shared.trySubmit(work, admission: .always)
         case .main, .other:
             queue.async(execute: work)
         }
