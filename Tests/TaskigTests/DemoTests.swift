@@ -126,12 +126,23 @@ import Testing
             process.standardOutput = output
             process.standardError = errors
             try process.run()
-            let watchdog = DispatchWorkItem { process.terminate() }
+            // A hang is ended by force: SIGTERM, then SIGKILL for a process that ignores it.
+            let watchdog = DispatchWorkItem {
+                process.terminate()
+                Thread.sleep(forTimeInterval: 2)
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            }
             DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
-            // The demo writes a few lines at most to stderr, which fit in the pipe's buffer,
-            // so reading stdout to its end first cannot block it.
+            // Both pipes are drained at once, so that a lot written to either cannot block it.
+            let complaintsRead = DispatchSemaphore(value: 0)
+            let complaintsBox = LockedValue(Data())
+            Thread.detachNewThread {
+                complaintsBox.set(errors.fileHandleForReading.readDataToEndOfFile())
+                complaintsRead.signal()
+            }
             let printed = output.fileHandleForReading.readDataToEndOfFile()
-            let complaints = errors.fileHandleForReading.readDataToEndOfFile()
+            complaintsRead.wait()
+            let complaints = complaintsBox.value
             process.waitUntilExit()
             watchdog.cancel()
             let run = Run(
