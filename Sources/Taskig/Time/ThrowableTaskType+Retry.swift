@@ -48,11 +48,16 @@ struct RetryLoop<Value>: Sendable {
     func run(attempt: Int) {
         let cell = makeRun()
         cell.whenComplete { result in
-            guard case .failure(let error) = result,
-                attempt < attempts,
-                !token.isCancelled,
-                !(error is CancellableTaskError)
-            else {
+            guard case .failure(let error) = result else {
+                completion(result)
+                return
+            }
+            // Once the retrying task is cancelled, that is its outcome, whatever the last run did.
+            guard !token.isCancelled else {
+                completion(.failure(CancellableTaskError.taskWasCancelled))
+                return
+            }
+            guard attempt < attempts, !(error is CancellableTaskError) else {
                 completion(result)
                 return
             }
