@@ -50,8 +50,12 @@ import Testing
             return 1
         }
         holder.set(taskigTask)
-        let swiftTask = _Concurrency.Task { try await taskigTask.value }
-        let bodyStarted = try await withWatchdog { started.wait(timeout: .now() + 5) == .success }
+        // Started on Taskig's workers so that a busy cooperative pool cannot delay it; the
+        // cancellation path under test is the same.
+        let swiftTask = _Concurrency.Task(executorPreference: WorkerTaskExecutor.shared) {
+            try await taskigTask.value
+        }
+        let bodyStarted = try await withWatchdog(seconds: 20) { started.wait(timeout: .now() + 15) == .success }
         #expect(bodyStarted == true)
         swiftTask.cancel()
         await #expect(throws: CancellableTaskError.taskWasCancelled) { try await swiftTask.value }

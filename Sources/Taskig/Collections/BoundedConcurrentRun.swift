@@ -154,8 +154,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     @inlinable
     func rampUp(admission: WorkerPool.Admission) {
         Scheduling.timerQueue.asyncAfter(deadline: .now() + Self.rampInterval) {
+            // On the timer queue nothing may wait for a thread: other timers queue behind it.
+            let atOnce: WorkerPool.Admission = admission == .refusedAtLimit ? .refusedAtLimit : .alwaysAtOnce
             while let lane = self.takeIdleLane(onlyIfTasksAreUnclaimed: true) {
-                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
+                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: atOnce) else {
                     self.returnIdleLane(lane)
                     self.lanesRecruitEachOther.store(true, ordering: .relaxed)
                     return

@@ -45,7 +45,7 @@ enum Scheduling {
     @inlinable
     static func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
         timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay)) {
-            startSoon(on: QueueAffinity.defaultGlobalQueue, work)
+            _ = WorkerPool.shared.trySubmit(work, admission: .alwaysAtOnce)
         }
     }
 }

@@ -53,8 +53,12 @@ final class WorkerPool: @unchecked Sendable {
         /// Refused when every thread is busy and the pool is at its limit; the submitter
         /// then runs the job itself, or somewhere else.
         case refusedAtLimit
-        /// Always given a thread, above the limit if need be.
+        /// Always given a thread, above the limit if need be, after waiting a moment for a
+        /// busy one to come free.
         case always
+        /// Always given a thread at once, above the limit if need be: for submitters that
+        /// must not wait, such as Taskig's timer queue, which other timers queue behind.
+        case alwaysAtOnce
     }
 
     /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
@@ -71,8 +75,11 @@ final class WorkerPool: @unchecked Sendable {
             return true
         }
         if threadCount >= maximumThreads {
-            guard admission == .always else { return false }
-            if handToThreadComingFree(job) { return true }
+            switch admission {
+            case .refusedAtLimit: return false
+            case .always: if handToThreadComingFree(job) { return true }
+            case .alwaysAtOnce: break
+            }
         }
         threadCount += 1
         jobs.append(job)
