@@ -119,7 +119,8 @@ import Testing
         let total = ThrowableTask { try parallel.awaitAll(concurrency: 100) }.map { $0.reduce(0, +) }
         let (value, seconds) = try #require(await withWatchdog { try timed { try total.await() } })
         #expect(value == 4950)
-        #expect(probe.peak > 10)
+        // Under ThreadSanitizer the pool is too slow to show much parallelism.
+        #expect(probe.peak > (timingSlack > 1 ? 1 : 10))
         #expect(seconds < 1 * timingSlack)
     }
 

@@ -57,21 +57,26 @@ import Testing
 
     @Test func cancellingAnAsyncTaskCancelsItsSwiftTask() async throws {
         let sawCancellation = LockedValue(false)
+        let started = DispatchSemaphore(value: 0)
         let task = ThrowableTask<Int> { () async throws -> Int in
+            started.signal()
             do {
-                try await _Concurrency.Task.sleep(nanoseconds: 5_000_000_000)
+                try await _Concurrency.Task.sleep(nanoseconds: 30_000_000_000)
             } catch is CancellationError {
                 sawCancellation.set(true)
                 throw CancellationError()
             }
             return 1
         }
-        runLater(0.05) { task.cancel() }
-        let (result, seconds) = try #require(await withWatchdog { timed { task.awaitResult() } })
-        #expect(seconds < 1 * timingSlack)
+        runLater(0) {
+            _ = started.wait(timeout: .now() + 10)
+            task.cancel()
+        }
+        let (result, seconds) = try #require(await withWatchdog(seconds: 20) { timed { task.awaitResult() } })
+        #expect(seconds < 10 * timingSlack, "without waiting for the 30 s sleep")
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
-        let seen = try await withWatchdog { () -> Bool in
-            let deadline = DispatchTime.now() + 5
+        let seen = try await withWatchdog(seconds: 20) { () -> Bool in
+            let deadline = DispatchTime.now() + 15
             while !sawCancellation.value && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
             return sawCancellation.value
         }
