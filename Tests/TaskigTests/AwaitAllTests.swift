@@ -66,13 +66,17 @@ import Testing
 
     @Test func theFirstFailureIsThrownAtOnceNothingMoreStartsAndRunningTasksAreCancelled() async throws {
         let started = LockedValue<Set<Int>>([])
+        let slowStarted = DispatchSemaphore(value: 0)
         let slow = ThrowableTask { () -> Int in
             started.update { _ = $0.insert(1) }
+            slowStarted.signal()
             sleep(seconds: 3)
             return 1
         }
         let failing = ThrowableTask { () -> Int in
             started.update { _ = $0.insert(0) }
+            // Fail only once the slow task runs, so that there is a running task to cancel.
+            _ = slowStarted.wait(timeout: .now() + 10)
             sleep(seconds: 0.05)
             throw TestError(0)
         }
