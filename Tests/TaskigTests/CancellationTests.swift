@@ -119,11 +119,14 @@ import Testing
             return 1000
         }
         let future = task.start()
-        let bodyStarted = try await withWatchdog { started.wait(timeout: .now() + 5) == .success }
-        #expect(bodyStarted == true)
-        task.cancel()
-        let result = try await withWatchdog { future.awaitResult() }
-        #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
+        // Cancelled from the watchdog's thread, so that a busy cooperative pool cannot delay
+        // the cancellation past the end of the body.
+        let result = try await withWatchdog { () -> Result<Int, Error>? in
+            guard started.wait(timeout: .now() + 5) == .success else { return nil }
+            task.cancel()
+            return future.awaitResult()
+        }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result??.get() }
         let settled = try await withWatchdog { () -> Int in
             sleep(seconds: 0.1)
             return stepsDone.value
