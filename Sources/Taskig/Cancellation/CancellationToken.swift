@@ -5,21 +5,40 @@
 /// order matters: a run registers its "release the waiters" handler before its work can
 /// register anything, so waiters hear ``CancellableTaskError/taskWasCancelled`` before the
 /// work hears of the cancellation and fails in its own way.
+///
+/// It is a value wrapping one locked allocation, so that a task costs one allocation for its
+/// cancellation state; copies of a token are the same token.
 @usableFromInline
-final class CancellationToken: Sendable {
+struct CancellationToken: Sendable {
     @usableFromInline
     typealias HandlerID = UInt64
 
-    private struct State {
+    @usableFromInline
+    struct State {
         var isCancelled = false
         var nextID: HandlerID = 0
         var handlers: [HandlerID: @Sendable () -> Void] = [:]
     }
 
-    private let state = LockedState(State())
+    /// A `var` only so that ``isOnlyReference()`` can ask; it is never reassigned.
+    @usableFromInline
+    private(set) var state: LockedState<State>
 
     @usableFromInline
-    init() {}
+    init() {
+        state = LockedState(State())
+    }
+
+    /// The token whose state is `state`.
+    init(state: LockedState<State>) {
+        self.state = state
+    }
+
+    /// Whether no other copy of this token exists, so nobody else can ever cancel it.
+    @inlinable
+    mutating func isOnlyReference() -> Bool {
+        state.isOnlyReference()
+    }
 
     @usableFromInline
     var isCancelled: Bool {

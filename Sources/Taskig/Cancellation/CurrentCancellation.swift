@@ -9,14 +9,19 @@ enum CurrentCancellation {
     static func whileRunning<Result>(_ token: CancellationToken, _ body: () throws -> Result) rethrows -> Result {
         let outer = slot.pointer
         // The task holds the token for as long as its work runs, so it need not be retained.
-        slot.pointer = Unmanaged.passUnretained(token).toOpaque()
+        slot.pointer = Unmanaged.passUnretained(token.state.buffer).toOpaque()
         defer { slot.pointer = outer }
         return try body()
     }
 
     /// The token of the task whose work runs here, if any.
     static var token: CancellationToken? {
-        slot.pointer.map { Unmanaged<CancellationToken>.fromOpaque($0).takeUnretainedValue() }
+        slot.pointer.map {
+            CancellationToken(
+                state: LockedState(
+                    buffer: Unmanaged<ManagedBuffer<CancellationToken.State, PlatformLock.Primitive>>.fromOpaque($0)
+                        .takeUnretainedValue()))
+        }
     }
 }
 

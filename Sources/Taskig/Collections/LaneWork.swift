@@ -17,8 +17,10 @@ protocol LaneWork: SendableMetatype {
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Result<Element.ResultType, Error> {
+        let placement = RunPlacement.forTask(task, on: task.executionQueue, release: .never)
+        if case .inPlace = placement, let outcome = TaskRun.outcomeComputedInPlace(of: task) { return outcome }
         let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
+        cell.launch(placement)
         return BlockingWait.value(of: cell)!
     }
 
@@ -33,8 +35,10 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
 enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Element.ResultType {
+        let placement = RunPlacement.forTask(task, on: task.executionQueue, release: .never)
+        if case .inPlace = placement, let value = TaskRun.valueComputedInPlace(of: task) { return value }
         let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
+        cell.launch(placement)
         return BlockingWait.value(of: cell)!
     }
 

@@ -20,24 +20,38 @@ public struct Task<T>: TaskType, Sendable {
     @usableFromInline
     let executionQueueKind: QueueAffinity.Kind
     @usableFromInline
-    let body: @Sendable (@escaping @Sendable (T) -> Void) -> Void
+    let work: Work
 
-    /// A task whose work returns its value.
+    /// The work in the form it was given. A value-returning closure is kept as it is, so that
+    /// a run in place can simply call it, with no completion callback to allocate.
+    @usableFromInline
+    enum Work: Sendable {
+        case returning(@Sendable () -> T)
+        case reporting(@Sendable (@escaping @Sendable (T) -> Void) -> Void)
+    }
+
+    /// A task whose work returns its value, run on the global concurrent queue.
+    ///
+    /// ```swift
+    /// let answer = Task { 6 * 7 }
+    /// ```
+    @inlinable
+    public init(action: @escaping @Sendable () -> T) {
+        self.init(onDefaultQueue: .returning(action))
+    }
+
+    /// A task whose work returns its value, run on `executionQueue`.
     ///
     /// ```swift
     /// let answer = Task<Int>(executionQueue: .background) { 42 }
     /// ```
     @inlinable
-    public init(
-        executionQueue: DispatchQueue = .global(),
-        action: @escaping @Sendable () -> T
-    ) {
-        self.executionQueue = executionQueue
-        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
-        self.body = { completion in completion(action()) }
+    public init(executionQueue: DispatchQueue, action: @escaping @Sendable () -> T) {
+        self.init(executionQueue: executionQueue, work: .returning(action))
     }
 
-    /// A task whose work reports its value through a callback, for wrapping asynchronous APIs.
+    /// A task whose work reports its value through a callback, for wrapping asynchronous APIs,
+    /// started on the global concurrent queue.
     ///
     /// ```swift
     /// let later = Task<String> { done in
@@ -45,19 +59,46 @@ public struct Task<T>: TaskType, Sendable {
     /// }
     /// ```
     @inlinable
+    public init(action: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void) {
+        self.init(onDefaultQueue: .reporting(action))
+    }
+
+    /// A task whose work reports its value through a callback, started on `executionQueue`.
+    ///
+    /// ```swift
+    /// let onMain = Task<String>(executionQueue: .main) { done in done("ready") }
+    /// ```
+    @inlinable
     public init(
-        executionQueue: DispatchQueue = .global(),
+        executionQueue: DispatchQueue,
         action: @escaping @Sendable (@escaping @Sendable (T) -> Void) -> Void
     ) {
+        self.init(executionQueue: executionQueue, work: .reporting(action))
+    }
+
+    @inlinable
+    init(executionQueue: DispatchQueue, work: Work) {
         self.executionQueue = executionQueue
         self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
-        self.body = action
+        self.work = work
+    }
+
+    /// A task on the global queue, whose kind is known without asking the queue: that lookup
+    /// and the fresh `DispatchQueue.global()` wrapper would cost more than running a short task.
+    @inlinable
+    init(onDefaultQueue work: Work) {
+        self.executionQueue = QueueAffinity.defaultGlobalQueue
+        self.executionQueueKind = .globalConcurrent
+        self.work = work
     }
 
     /// Performs the work and reports its value through `completion`.
     @inlinable
     public func action(completion: @escaping @Sendable (T) -> Void) {
-        body(completion)
+        switch work {
+        case .returning(let produce): completion(produce())
+        case .reporting(let start): start(completion)
+        }
     }
 }
 

@@ -16,15 +16,25 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     public let executionQueue: DispatchQueue
     @usableFromInline
     let executionQueueKind: QueueAffinity.Kind
+    /// A `var` only so that a consuming wait can ask whether it holds the last reference
+    /// (see ``awaitResult()``); it is never reassigned.
     @usableFromInline
-    let cancellationToken: CancellationToken
+    var cancellationToken: CancellationToken
     /// For a composed task, the last link of its chain; `nil` for a task made from a closure.
     @usableFromInline
     let chainLink: ChainLink?
     @usableFromInline
-    let body: @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
+    let work: Work
 
-    /// A task whose work returns a value or throws.
+    /// The work in the form it was given. A value-returning closure is kept as it is, so that
+    /// a run in place can simply call it, with no completion callback to allocate.
+    @usableFromInline
+    enum Work: Sendable {
+        case returning(@Sendable () throws -> T)
+        case reporting(@Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void)
+    }
+
+    /// A task whose work returns a value or throws, run on the global concurrent queue.
     ///
     /// ```swift
     /// let parsed = ThrowableTask<Int> {
@@ -33,14 +43,22 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// }
     /// ```
     @inlinable
-    public init(
-        executionQueue: DispatchQueue = .global(),
-        action: @escaping @Sendable () throws -> T
-    ) {
-        self.init(executionQueue: executionQueue) { completion in completion(Result(catching: action)) }
+    public init(action: @escaping @Sendable () throws -> T) {
+        self.init(onDefaultQueue: .returning(action))
     }
 
-    /// A task whose work reports its outcome through a callback, for wrapping asynchronous APIs.
+    /// A task whose work returns a value or throws, run on `executionQueue`.
+    ///
+    /// ```swift
+    /// let settings = ThrowableTask<Data>(executionQueue: .utility) { try Data(contentsOf: settingsURL) }
+    /// ```
+    @inlinable
+    public init(executionQueue: DispatchQueue, action: @escaping @Sendable () throws -> T) {
+        self.init(executionQueue: executionQueue, cancellationToken: CancellationToken(), work: .returning(action))
+    }
+
+    /// A task whose work reports its outcome through a callback, for wrapping asynchronous APIs,
+    /// started on the global concurrent queue.
     ///
     /// ```swift
     /// let fetch = ThrowableTask<Data> { done in
@@ -50,11 +68,31 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// }
     /// ```
     @inlinable
+    public init(action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void) {
+        self.init(onDefaultQueue: .reporting(action))
+    }
+
+    /// A task whose work reports its outcome through a callback, started on `executionQueue`.
+    ///
+    /// ```swift
+    /// let onMain = ThrowableTask<Int>(executionQueue: .main) { done in done(.success(1)) }
+    /// ```
+    @inlinable
     public init(
-        executionQueue: DispatchQueue = .global(),
+        executionQueue: DispatchQueue,
         action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
     ) {
-        self.init(executionQueue: executionQueue, cancellationToken: CancellationToken(), body: action)
+        self.init(executionQueue: executionQueue, cancellationToken: CancellationToken(), work: .reporting(action))
+    }
+
+    /// A task whose work is Swift concurrency code: the same as the initializer that also
+    /// takes an `executionQueue`, given `.global()`.
+    ///
+    /// ```swift
+    /// let greeting = ThrowableTask<String> { () async throws -> String in "hello" }
+    /// ```
+    public init(action: @escaping @Sendable () async throws -> T) {
+        self.init(executionQueue: QueueAffinity.defaultGlobalQueue, action: action)
     }
 
     /// A task whose work is Swift concurrency code. Each run starts it in a new
@@ -73,7 +111,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// From async code, wait with ``ThrowableTaskType/value``, which suspends, rather than
     /// the blocking ``ThrowableTaskType/await()``, which holds a cooperative thread.
     public init(
-        executionQueue: DispatchQueue = .global(),
+        executionQueue: DispatchQueue,
         action: @escaping @Sendable () async throws -> T
     ) {
         let token = CancellationToken()
@@ -112,15 +150,38 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     @inlinable
     init(
         executionQueue: DispatchQueue,
+        executionQueueKind: QueueAffinity.Kind? = nil,
         cancellationToken: CancellationToken,
         chainLink: ChainLink? = nil,
         body: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
     ) {
+        self.init(
+            executionQueue: executionQueue, executionQueueKind: executionQueueKind,
+            cancellationToken: cancellationToken, chainLink: chainLink, work: .reporting(body))
+    }
+
+    @inlinable
+    init(
+        executionQueue: DispatchQueue,
+        executionQueueKind: QueueAffinity.Kind? = nil,
+        cancellationToken: CancellationToken,
+        chainLink: ChainLink? = nil,
+        work: Work
+    ) {
         self.executionQueue = executionQueue
-        self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
+        self.executionQueueKind = executionQueueKind ?? QueueAffinity.kind(of: executionQueue)
         self.cancellationToken = cancellationToken
         self.chainLink = chainLink
-        self.body = body
+        self.work = work
+    }
+
+    /// A task on the global queue, whose kind is known without asking the queue: that lookup
+    /// and the fresh `DispatchQueue.global()` wrapper would cost more than running a short task.
+    @inlinable
+    init(onDefaultQueue work: Work) {
+        self.init(
+            executionQueue: QueueAffinity.defaultGlobalQueue, executionQueueKind: .globalConcurrent,
+            cancellationToken: CancellationToken(), work: work)
     }
 
     /// Performs the work and reports its outcome through `completion`. A cancelled task
@@ -131,7 +192,12 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
             completion(.failure(CancellableTaskError.taskWasCancelled))
             return
         }
-        CurrentCancellation.whileRunning(cancellationToken) { body(completion) }
+        CurrentCancellation.whileRunning(cancellationToken) {
+            switch work {
+            case .returning(let produce): completion(Result(catching: produce))
+            case .reporting(let start): start(completion)
+            }
+        }
     }
 
     /// Whether the task has been cancelled. Running work can poll it to stop early.

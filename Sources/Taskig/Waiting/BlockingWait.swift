@@ -16,7 +16,7 @@ enum BlockingWait {
     @inlinable
     static func value<Value>(of cell: CompletionCell<Value>, until deadline: DispatchTime? = nil) -> Value? {
         if let value = cell.completedValue { return value }
-        if Thread.isMainThread {
+        if MainThread.isCurrent {
             return runMainRunLoop(until: cell, deadline: deadline)
         }
         let semaphore = DispatchSemaphore(value: 0)

@@ -98,10 +98,3 @@ struct CompletionCell<Value>: Sendable {
         if let completedValue { callback(completedValue) }
     }
 }
-
-extension LockedState {
-    @inlinable
-    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
-        self.buffer = buffer
-    }
-}

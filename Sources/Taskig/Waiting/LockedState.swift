@@ -17,8 +17,9 @@
 /// which holds the mutex for the whole access.
 @usableFromInline
 struct LockedState<State>: @unchecked Sendable {
+    /// A `var` only so that ``isOnlyReference()`` can ask; it is never reassigned.
     @usableFromInline
-    let buffer: ManagedBuffer<State, PlatformLock.Primitive>
+    private(set) var buffer: ManagedBuffer<State, PlatformLock.Primitive>
 
     @inlinable
     init(_ initial: State) {
@@ -26,6 +27,19 @@ struct LockedState<State>: @unchecked Sendable {
             buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
             return initial
         }
+    }
+
+    /// Another reference to the state of an existing `LockedState`, for owners that keep the
+    /// buffer unretained.
+    @inlinable
+    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
+        self.buffer = buffer
+    }
+
+    /// Whether this is the only reference to the state: then no other thread can reach it.
+    @inlinable
+    mutating func isOnlyReference() -> Bool {
+        isKnownUniquelyReferenced(&buffer)
     }
 
     /// Runs `body` with exclusive access to the state.

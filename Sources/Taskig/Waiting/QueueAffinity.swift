@@ -43,7 +43,7 @@ enum QueueAffinity {
         // The tag must exist before it is looked up, or the first lookup from a main-queue
         // block (under `dispatchMain()`) would miss it.
         let tag = mainQueueTag
-        return Thread.isMainThread || DispatchQueue.getSpecific(key: queueTagKey) === tag
+        return MainThread.isCurrent || DispatchQueue.getSpecific(key: queueTagKey) === tag
     }
 
     /// Whether the calling code runs on `queue` (or on a queue that targets it).

@@ -32,6 +32,37 @@ enum TaskRun {
         return cell
     }
 
+    /// The value of `task` computed on this thread, when `task` is a ``Task`` made from a
+    /// value-returning closure: then a run in place is a plain call, with no cell, callback or
+    /// lock. `nil` for any other task. Only for runs whose placement is ``RunPlacement/inPlace``.
+    @inlinable
+    static func valueComputedInPlace<Work: TaskType>(of task: Work) -> Work.ResultType? {
+        guard let task = task as? Task<Work.ResultType>, case .returning(let produce) = task.work else { return nil }
+        return produce()
+    }
+
+    /// The outcome of `task` computed on this thread, when `task` is a ``ThrowableTask`` made
+    /// from a value-returning closure; `nil` for any other task. Only for runs whose placement
+    /// is ``RunPlacement/inPlace`` and whose waiter stays until the work ends.
+    ///
+    /// A task cancelled before it starts does not start. One cancelled while it ran reports
+    /// the cancellation, as its waiter would have been told at the moment it happened, unless
+    /// `cancellableWhileRunning` is `false` (the caller holds the task's only reference).
+    @inlinable
+    static func outcomeComputedInPlace<Work: ThrowableTaskType>(
+        of task: Work,
+        cancellableWhileRunning: Bool = true
+    ) -> Result<Work.ResultType, Error>? {
+        guard let task = task as? ThrowableTask<Work.ResultType>, case .returning(let produce) = task.work else {
+            return nil
+        }
+        let token = task.cancellationToken
+        guard !token.isCancelled else { return .failure(CancellableTaskError.taskWasCancelled) }
+        let outcome = CurrentCancellation.whileRunning(token) { Result(catching: produce) }
+        guard cancellableWhileRunning, token.isCancelled else { return outcome }
+        return .failure(CancellableTaskError.taskWasCancelled)
+    }
+
     /// Whether `task` can be cancelled while its work runs, which releases its waiters.
     @inlinable
     static func isCancellableWhileRunning<Work>(_ task: Work) -> Bool {

@@ -14,8 +14,10 @@ extension TaskType {
     @discardableResult
     @inlinable
     public func await() -> ResultType {
+        let placement = RunPlacement.forTask(self, on: executionQueue, release: .never)
+        if case .inPlace = placement, let value = TaskRun.valueComputedInPlace(of: self) { return value }
         let cell = TaskRun.cell(for: self)
-        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .never))
+        cell.launch(placement)
         return BlockingWait.value(of: cell)!
     }
 

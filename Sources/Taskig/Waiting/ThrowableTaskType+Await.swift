@@ -11,6 +11,13 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func awaitResult() -> Result<ResultType, Error> {
+        awaitResultOfOneRun()
+    }
+
+    /// One run of the task, through a ``CompletionCell``, with the waiter free to leave when
+    /// the task is cancelled.
+    @inlinable
+    func awaitResultOfOneRun() -> Result<ResultType, Error> {
         if RunningWork.wouldWaitForItself(self) { return .failure(TaskigError.awaitedFromItsOwnWork) }
         let cell = TaskRun.cell(for: self)
         let release: RunPlacement.EarlyRelease = TaskRun.isCancellableWhileRunning(self) ? .onCancel : .never
