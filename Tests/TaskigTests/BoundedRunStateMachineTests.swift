@@ -8,14 +8,14 @@ import Testing
         var machine = BoundedRunStateMachine(count: count, lanes: lanes)
         var handedOut: [Int] = []
         var chunks: [Range<Int>?] = (0..<lanes).map { lane in
-            if case .run(let chunk) = machine.claim(lane: lane) { return chunk }
+            if case .run(let chunk) = machine.claim(lane: lane, upTo: .max) { return chunk }
             return nil
         }
         while chunks.contains(where: { $0 != nil }) {
             for lane in 0..<lanes {
                 guard let chunk = chunks[lane] else { continue }
                 handedOut.append(contentsOf: chunk)
-                switch machine.settle(lane: lane, settled: chunk.count) {
+                switch machine.settle(lane: lane, settled: chunk.count, nextChunkUpTo: .max) {
                 case .run(let next): chunks[lane] = next
                 case .stop, .finish: chunks[lane] = nil
                 }
@@ -37,28 +37,34 @@ import Testing
 
     @Test func chunksStayBounded() throws {
         var machine = BoundedRunStateMachine(count: 1_000_000, lanes: 1)
-        guard case .run(let chunk) = machine.claim(lane: 0) else {
-            Issue.record("expected a chunk")
-            return
-        }
-        #expect(chunk.count == BoundedRunStateMachine.maximumChunkSize)
+        #expect(machine.claim(lane: 0, upTo: .max) == .run(0..<BoundedRunStateMachine.maximumChunkSize))
     }
 
-    @Test func smallRunsHandOutOneTaskAtATime() throws {
+    @Test func aLaneGetsNoMoreThanItAsksFor() throws {
         var machine = BoundedRunStateMachine(count: 8, lanes: 4)
         for lane in 0..<4 {
-            #expect(machine.claim(lane: lane) == .run(lane..<(lane + 1)))
+            #expect(machine.claim(lane: lane, upTo: 1) == .run(lane..<(lane + 1)))
         }
+        #expect(machine.settle(lane: 0, settled: 1, nextChunkUpTo: 3) == .run(4..<5))
+    }
+
+    @Test func chunksAreAShareOfWhatIsLeftAmongTheLanesHoldingTasks() throws {
+        var machine = BoundedRunStateMachine(count: 100, lanes: 50)
+        // Alone, a lane may take half of what is left; with one other lane holding tasks, a quarter.
+        #expect(machine.claim(lane: 0, upTo: .max) == .run(0..<50))
+        #expect(machine.claim(lane: 1, upTo: .max) == .run(50..<62))
+        // Lane 0 settles its chunk, so it no longer counts among the lanes holding tasks.
+        #expect(machine.settle(lane: 0, settled: 50, nextChunkUpTo: .max) == .run(62..<71))
     }
 
     @Test func finishingEarlyNamesTheOtherLanesTasks() throws {
         var machine = BoundedRunStateMachine(count: 8, lanes: 3)
-        _ = machine.claim(lane: 0)
-        _ = machine.claim(lane: 1)
-        _ = machine.claim(lane: 2)
-        #expect(machine.settle(lane: 1, settled: 1, finishesRun: true) == .finish(cancelling: [0, 2]))
-        #expect(machine.claim(lane: 0) == .stop)
-        #expect(machine.settle(lane: 0, settled: 1) == .stop)
+        _ = machine.claim(lane: 0, upTo: 1)
+        _ = machine.claim(lane: 1, upTo: 1)
+        _ = machine.claim(lane: 2, upTo: 1)
+        #expect(
+            machine.settle(lane: 1, settled: 1, finishesRun: true, nextChunkUpTo: 1) == .finish(cancelling: [0, 2]))
+        #expect(machine.settle(lane: 0, settled: 1, nextChunkUpTo: 1) == .stop)
     }
 
     @Test func noTasksIsFinishedFromTheStart() throws {

@@ -8,18 +8,18 @@ import Synchronization
 /// Each lane is a loop on its own thread: take a chunk of tasks, run each to completion on
 /// that thread, report the outcomes. Lanes run on Taskig's worker threads (or on the queue
 /// the caller names), never on Dispatch's global pool, so tasks that block do not starve it.
-/// The caller only waits; it runs a lane itself when no worker is free (nested collections
-/// under load) or when the lanes' queue is the serial queue it is already on.
+/// The caller runs a lane itself when it has to wait for every task anyway, when no worker
+/// is free (nested collections under load), or when the lanes' queue is the serial queue it
+/// is already on.
 ///
 /// Outcomes that cannot end the run early (a success, when only a failure can) are kept by
 /// the lane and reported together with its next chunk request, so a run of short tasks
 /// takes the lock about once per chunk rather than once per task.
 ///
-/// `@unchecked Sendable` is safe here: `machine`, and everything `settle` writes, is only
-/// touched while `lock` is held; `tasks` and the closures are immutable after `init`;
-/// `isFinished` is atomic.
+/// Everything that changes lives in ``coordination``, behind its lock, except the two atomic
+/// flags.
 @usableFromInline
-final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
+final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     @usableFromInline
     typealias Element = Lane.Element
     @usableFromInline
@@ -27,12 +27,12 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
 
     /// Which outcomes can end the run before every task settled.
     @usableFromInline
-    enum EarlyEnd {
+    enum EarlyEnd: Sendable {
         /// None: the run ends when every task settled (`awaitAllResults`, a plain `awaitAll`).
         case never
         /// Those for which the closure returns `true` (a failure under fail-fast, a success
         /// for `awaitAny`).
-        case when((Outcome) -> Bool)
+        case when(@Sendable (Outcome) -> Bool)
         /// Any: the first outcome ends the run (`awaitFirst`).
         case always
     }
@@ -44,27 +44,58 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         case finishRun
     }
 
+    /// The state lanes and the ramp share.
     @usableFromInline
-    let lock = LockedState(())
-    @exclusivity(unchecked) @usableFromInline
-    var machine: BoundedRunStateMachine
+    struct Coordination {
+        @usableFromInline
+        var machine: BoundedRunStateMachine
+        /// Lane numbers not running yet: lanes start when a worker is free, and a lane that
+        /// finds a chunk boundary with work left tries to start one more.
+        @usableFromInline
+        var idleLanes: [Int]
+        /// How many tasks had settled when the ramp last looked.
+        @usableFromInline
+        var settledAtLastLook = 0
+        /// How long the ramp waits before its next look.
+        @usableFromInline
+        var rampInterval: Double
+        /// Records an outcome and says whether the run is over; it writes the caller's
+        /// results, so it only ever runs under the lock.
+        @usableFromInline
+        let settle: (Outcome, Int) -> Verdict
+
+        @inlinable
+        init(
+            machine: BoundedRunStateMachine, idleLanes: [Int], rampInterval: Double,
+            settle: @escaping (Outcome, Int) -> Verdict
+        ) {
+            self.machine = machine
+            self.idleLanes = idleLanes
+            self.rampInterval = rampInterval
+            self.settle = settle
+        }
+    }
+
+    @usableFromInline
+    let coordination: LockedState<Coordination>
+    /// The tasks, never changed after `init`. Lanes on other threads read them, as running a
+    /// task's work away from the caller is what a collection wait is for; the tasks
+    /// themselves need not be `Sendable`, for the same reason `action(completion:)` runs
+    /// on the task's queue.
+    @usableFromInline
+    nonisolated(unsafe) let tasks: [Element]
     /// Set once the run is over; lanes read it before each task so they start nothing more.
     @usableFromInline
     let isFinished = Atomic(false)
+    /// Set when a lane could not get a worker (see ``runLanesOnWorkers()``).
     @usableFromInline
-    let tasks: [Element]
+    let lanesRecruitEachOther = Atomic(false)
     @usableFromInline
     let laneCount: Int
     @usableFromInline
     let earlyEnd: EarlyEnd
     @usableFromInline
-    let settle: (Outcome, Int) -> Verdict
-    @usableFromInline
     let finished = CompletionCell<Void>(work: { _ in })
-    /// Lane numbers not running yet: lanes start when a worker is free, and a lane that
-    /// finds a chunk boundary with work left tries to start one more.
-    @exclusivity(unchecked) @usableFromInline
-    var idleLanes: [Int]
 
     /// - Parameters:
     ///   - earlyEnd: the outcomes that can end the run early, so must be reported at once.
@@ -80,10 +111,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
     ) {
         self.tasks = tasks
         self.laneCount = min(concurrency, tasks.count)
-        self.machine = BoundedRunStateMachine(count: tasks.count, lanes: laneCount)
         self.earlyEnd = earlyEnd
-        self.settle = settle
-        self.idleLanes = Array((0..<laneCount).reversed())
+        self.coordination = LockedState(
+            Coordination(
+                machine: BoundedRunStateMachine(count: tasks.count, lanes: laneCount),
+                idleLanes: Array((0..<laneCount).reversed()),
+                rampInterval: Self.rampInterval,
+                settle: settle))
     }
 
     /// Runs the tasks and blocks until the run is finished. On the main thread the main
@@ -107,19 +141,24 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         }
     }
 
-    /// How long the first lanes run alone before the rest start.
+    /// How long the first lanes run before the ramp first looks at them.
     @usableFromInline
-    static var rampInterval: DispatchTimeInterval { .microseconds(100) }
+    static var rampInterval: Double { 0.000_1 }
 
-    /// Starts one lane per core, and the remaining lanes ``rampInterval`` later if tasks are
-    /// left by then that no lane has taken, up to `concurrency` lanes. A run of short tasks
-    /// so never wakes more threads than it can use, and a run of long or blocking tasks
-    /// reaches its full concurrency a tenth of a millisecond in. The rest are started from
-    /// Taskig's timer queue, so this happens however long the first tasks take.
+    /// The longest the ramp waits between two looks.
+    @usableFromInline
+    static var longestRampInterval: Double { 0.01 }
+
+    /// Starts the first lanes and lets the ramp add the others.
     ///
-    /// When no task can end the run early, the caller itself runs the first lane: it has to
-    /// wait for every task anyway, and this saves a hand-off. Otherwise the caller only
-    /// waits, so that it can return the moment the outcome is known.
+    /// When no task can end the run early, the caller runs the first lane itself and starts
+    /// alone: it has to wait for every task anyway, and a run of short tasks is often over
+    /// before another thread could even wake up (tens of microseconds on a small virtual
+    /// machine). Otherwise the caller only waits, so that it can return the moment the
+    /// outcome is known, and one lane per core starts at once.
+    ///
+    /// From then on the ramp (see ``lookAtLanes(admission:)``) adds lanes from
+    /// ``LaneRampClock``'s thread, so this happens however long the first tasks take.
     ///
     /// A caller that is itself a worker (a nested wait) may be refused workers when the pool
     /// is at its limit; it then runs a lane itself, and from then on each lane tries to start
@@ -129,54 +168,81 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         let admission: WorkerPool.Admission = WorkerThread.isCurrent ? .refusedAtLimit : .always
         var callerLane: Int?
         if case .never = earlyEnd { callerLane = takeIdleLane(onlyIfTasksAreUnclaimed: true) }
-        // As many lanes as there are cores start at once; the ramp adds the rest.
-        let startingLanes = min(laneCount, Self.processorCount) - (callerLane == nil ? 0 : 1)
-        var started = callerLane == nil ? 0 : 1
+        let startingLanes = callerLane == nil ? min(laneCount, Self.processorCount) : 0
         for _ in 0..<startingLanes {
             guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
             guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
                 lanesRecruitEachOther.store(true, ordering: .relaxed)
-                callerLane = callerLane ?? lane
+                callerLane = lane
                 break
             }
-            started += 1
         }
         rampUp(admission: admission)
         if let callerLane { runLane(callerLane) }
         _ = BlockingWait.value(of: finished)
     }
 
+    /// Read once: on Linux `activeProcessorCount` reads the cgroup's files each time, which
+    /// costs more than a whole collection wait over a thousand short tasks.
     @usableFromInline
-    static var processorCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+    static var processorCount: Int { ActiveProcessors.count }
 
-    /// Starts the remaining lanes after ``rampInterval`` if tasks are left that no lane has
-    /// taken by then.
+    /// Has ``LaneRampClock`` look at the lanes after ``rampInterval``, and then as long as
+    /// lanes are left to start (see ``lookAtLanes(admission:)``).
     @inlinable
     func rampUp(admission: WorkerPool.Admission) {
-        Scheduling.timerQueue.asyncAfter(deadline: .now() + Self.rampInterval) {
-            // On the timer queue nothing may wait for a thread: other timers queue behind it.
-            let atOnce: WorkerPool.Admission = admission == .refusedAtLimit ? .refusedAtLimit : .alwaysAtOnce
-            while let lane = self.takeIdleLane(onlyIfTasksAreUnclaimed: true) {
-                guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: atOnce) else {
-                    self.returnIdleLane(lane)
-                    self.lanesRecruitEachOther.store(true, ordering: .relaxed)
-                    return
-                }
+        LaneRampClock.shared.watch(after: Self.rampInterval) { self.lookAtLanes(admission: admission) }
+    }
+
+    /// One look of the ramp, which adds lanes while tasks are left that no lane has taken:
+    ///
+    /// - when no task settled since the last look, the running lanes are blocked or busy
+    ///   with long tasks, so every remaining lane starts, up to `concurrency`;
+    /// - otherwise the lanes are getting through short tasks, and lanes are only added up to
+    ///   one per core, since more threads would only take turns on the same cores.
+    ///
+    /// The ramp looks again, less and less often, as long as lanes are left to start, so a
+    /// run whose tasks start blocking later still reaches its full concurrency. Returns the
+    /// seconds until the next look, or `nil` when there is no need for one.
+    @inlinable
+    func lookAtLanes(admission: WorkerPool.Admission) -> Double? {
+        let (settledBefore, settled, runningLanes) = coordination.withLock { state in
+            defer { state.settledAtLastLook = state.machine.settledCount }
+            return (state.settledAtLastLook, state.machine.settledCount, laneCount - state.idleLanes.count)
+        }
+        let wantedLanes = settled == settledBefore ? laneCount : max(runningLanes, Self.processorCount)
+        // The clock must not wait for a thread: every other run's look queues behind this one.
+        let atOnce: WorkerPool.Admission = admission == .refusedAtLimit ? .refusedAtLimit : .alwaysAtOnce
+        for _ in runningLanes..<max(runningLanes, wantedLanes) {
+            guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
+            guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: atOnce) else {
+                returnIdleLane(lane)
+                lanesRecruitEachOther.store(true, ordering: .relaxed)
+                break
             }
+        }
+        return coordination.withLock { state in
+            guard !state.machine.isFinished && state.machine.hasUnclaimedTasks && !state.idleLanes.isEmpty else {
+                return nil
+            }
+            state.rampInterval = min(state.rampInterval * 2, Self.longestRampInterval)
+            return state.rampInterval
         }
     }
 
     @inlinable
     func takeIdleLane(onlyIfTasksAreUnclaimed: Bool = false) -> Int? {
-        lock.withLock { _ in
-            guard !onlyIfTasksAreUnclaimed || (!machine.isFinished && machine.hasUnclaimedTasks) else { return nil }
-            return idleLanes.popLast()
+        coordination.withLock { state in
+            guard !onlyIfTasksAreUnclaimed || (!state.machine.isFinished && state.machine.hasUnclaimedTasks) else {
+                return nil
+            }
+            return state.idleLanes.popLast()
         }
     }
 
     @inlinable
     func returnIdleLane(_ lane: Int) {
-        lock.withLock { _ in idleLanes.append(lane) }
+        coordination.withLock { $0.idleLanes.append(lane) }
     }
 
     /// Starts one more lane on a worker if one is idle, the pool has a thread, and there is
@@ -189,10 +255,6 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         }
     }
 
-    /// Set when a lane could not get a worker (see ``runLanesOnWorkers()``).
-    @usableFromInline
-    let lanesRecruitEachOther = Atomic(false)
-
     @inlinable
     func mayEndRun(_ outcome: Outcome) -> Bool {
         switch earlyEnd {
@@ -202,38 +264,74 @@ final class BoundedConcurrentRun<Lane: LaneWork>: @unchecked Sendable {
         }
     }
 
+    /// How a lane's run of a chunk ended.
+    @usableFromInline
+    enum ChunkEnd {
+        /// Every task ran, and their outcomes were kept.
+        case ranAll
+        /// The run was over before every task started; what the chunk did no longer matters.
+        case runIsOver
+        /// The task at `index` had an outcome that may end the run; the ones before it were kept.
+        case stoppedAt(index: Int, outcome: Outcome)
+    }
+
+    /// Runs the tasks of `chunk` in order on this thread, keeping the outcomes that cannot
+    /// end the run. The tasks are read in place, not copied, so that lanes on other cores do
+    /// not contend on the reference counts of what the tasks share.
+    @inlinable
+    func runChunk(_ chunk: Range<Int>, keeping kept: inout [(index: Int, outcome: Outcome)]) -> ChunkEnd {
+        tasks.withUnsafeBufferPointer { tasks in
+            for index in chunk {
+                guard !isFinished.load(ordering: .acquiring) else { return .runIsOver }
+                let outcome = Lane.perform(tasks[index])
+                if mayEndRun(outcome) { return .stoppedAt(index: index, outcome: outcome) }
+                kept.append((index, outcome))
+            }
+            return .ranAll
+        }
+    }
+
+    /// A chunk that took less than this many nanoseconds lets its lane ask for twice as many
+    /// tasks next time; a slower one sends it back to one at a time. So a lane takes large
+    /// chunks of short tasks, and a lane whose tasks block never holds tasks that another
+    /// lane could be running.
+    @usableFromInline
+    static var quickChunkNanoseconds: UInt64 { 20_000 }
+
     @inlinable
     func runLane(_ lane: Int) {
         var next = BoundedRunStateMachine.NextAction.stop
-        lock.withLock { _ in next = machine.claim(lane: lane) }
+        var chunkLimit = 1
+        coordination.withLock { state in next = state.machine.claim(lane: lane, upTo: chunkLimit) }
         var kept: [(index: Int, outcome: Outcome)] = []
         kept.reserveCapacity(BoundedRunStateMachine.maximumChunkSize)
         while case .run(let chunk) = next {
-            var settled = 0
+            let chunkStart = DispatchTime.now().uptimeNanoseconds
+            var settled = chunk.count
             var endingOutcome: Outcome?
-            for index in chunk {
-                guard !isFinished.load(ordering: .acquiring) else { return }
-                let outcome = Lane.perform(tasks[index])
-                settled += 1
-                if mayEndRun(outcome) {
-                    endingOutcome = outcome
-                    break
-                }
-                kept.append((index, outcome))
+            switch runChunk(chunk, keeping: &kept) {
+            case .ranAll: break
+            case .runIsOver: return
+            case .stoppedAt(let index, let outcome):
+                settled = index - chunk.lowerBound + 1
+                endingOutcome = outcome
             }
-            lock.withLock { _ in
-                guard !machine.isFinished else {
+            let wasQuick = DispatchTime.now().uptimeNanoseconds - chunkStart < Self.quickChunkNanoseconds
+            chunkLimit = wasQuick ? min(chunkLimit * 2, BoundedRunStateMachine.maximumChunkSize) : 1
+            coordination.withLock { state in
+                guard !state.machine.isFinished else {
                     next = .stop
                     return
                 }
                 for (index, outcome) in kept {
-                    _ = settle(outcome, index)
+                    _ = state.settle(outcome, index)
                 }
                 var verdict = Verdict.keepGoing
                 if let endingOutcome {
-                    verdict = settle(endingOutcome, chunk.lowerBound + settled - 1)
+                    verdict = state.settle(endingOutcome, chunk.lowerBound + settled - 1)
                 }
-                next = machine.settle(lane: lane, settled: settled, finishesRun: verdict == .finishRun)
+                next = state.machine.settle(
+                    lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit)
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)

@@ -17,10 +17,9 @@ protocol LaneWork: SendableMetatype {
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Result<Element.ResultType, Error> {
-        let placement = RunPlacement.forTask(task, on: task.executionQueue, release: .never)
-        if case .inPlace = placement, let outcome = TaskRun.outcomeComputedInPlace(of: task) { return outcome }
+        if let outcome = TaskRun.outcomeComputedInPlace(of: task) { return outcome }
         let cell = TaskRun.cell(for: task)
-        cell.launch(placement)
+        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 
@@ -35,10 +34,9 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
 enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
     static func perform(_ task: Element) -> Element.ResultType {
-        let placement = RunPlacement.forTask(task, on: task.executionQueue, release: .never)
-        if case .inPlace = placement, let value = TaskRun.valueComputedInPlace(of: task) { return value }
+        if let value = TaskRun.valueComputedInPlace(of: task) { return value }
         let cell = TaskRun.cell(for: task)
-        cell.launch(placement)
+        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 

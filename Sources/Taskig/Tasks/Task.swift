@@ -16,7 +16,13 @@ import Foundation
 /// `_Concurrency.Task`.
 public struct Task<T>: TaskType, Sendable {
     /// The queue the task's work runs on.
-    public let executionQueue: DispatchQueue
+    @inlinable
+    public var executionQueue: DispatchQueue { chosenQueue ?? QueueAffinity.defaultGlobalQueue }
+    /// The queue given when the task was made; `nil` for the global queue, so that copying
+    /// the many tasks of a collection does not make every core count references to one
+    /// shared queue object.
+    @usableFromInline
+    let chosenQueue: DispatchQueue?
     @usableFromInline
     let executionQueueKind: QueueAffinity.Kind
     @usableFromInline
@@ -78,7 +84,7 @@ public struct Task<T>: TaskType, Sendable {
 
     @inlinable
     init(executionQueue: DispatchQueue, work: Work) {
-        self.executionQueue = executionQueue
+        self.chosenQueue = executionQueue
         self.executionQueueKind = QueueAffinity.kind(of: executionQueue)
         self.work = work
     }
@@ -87,7 +93,7 @@ public struct Task<T>: TaskType, Sendable {
     /// and the fresh `DispatchQueue.global()` wrapper would cost more than running a short task.
     @inlinable
     init(onDefaultQueue work: Work) {
-        self.executionQueue = QueueAffinity.defaultGlobalQueue
+        self.chosenQueue = nil
         self.executionQueueKind = .globalConcurrent
         self.work = work
     }

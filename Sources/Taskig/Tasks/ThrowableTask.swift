@@ -13,7 +13,13 @@ import Foundation
 /// ```
 public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     /// The queue the task's work runs on.
-    public let executionQueue: DispatchQueue
+    @inlinable
+    public var executionQueue: DispatchQueue { chosenQueue ?? QueueAffinity.defaultGlobalQueue }
+    /// The queue given when the task was made; `nil` for the global queue, so that copying
+    /// the many tasks of a collection does not make every core count references to one
+    /// shared queue object.
+    @usableFromInline
+    let chosenQueue: DispatchQueue?
     @usableFromInline
     let executionQueueKind: QueueAffinity.Kind
     /// A `var` only so that a consuming wait can ask whether it holds the last reference
@@ -162,14 +168,15 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
 
     @inlinable
     init(
-        executionQueue: DispatchQueue,
+        executionQueue: DispatchQueue?,
         executionQueueKind: QueueAffinity.Kind? = nil,
         cancellationToken: CancellationToken,
         chainLink: ChainLink? = nil,
         work: Work
     ) {
-        self.executionQueue = executionQueue
-        self.executionQueueKind = executionQueueKind ?? QueueAffinity.kind(of: executionQueue)
+        self.chosenQueue = executionQueue
+        self.executionQueueKind =
+            executionQueueKind ?? executionQueue.map { QueueAffinity.kind(of: $0) } ?? .globalConcurrent
         self.cancellationToken = cancellationToken
         self.chainLink = chainLink
         self.work = work
@@ -179,9 +186,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// and the fresh `DispatchQueue.global()` wrapper would cost more than running a short task.
     @inlinable
     init(onDefaultQueue work: Work) {
-        self.init(
-            executionQueue: QueueAffinity.defaultGlobalQueue, executionQueueKind: .globalConcurrent,
-            cancellationToken: CancellationToken(), work: work)
+        self.init(executionQueue: nil, cancellationToken: CancellationToken(), work: work)
     }
 
     /// Performs the work and reports its outcome through `completion`. A cancelled task

@@ -35,9 +35,15 @@ enum RunPlacement {
         case atDeadline
     }
 
+    /// Where a run of `task`, whose queue is `queue`, starts. The queue is only asked for when
+    /// the task does not know its kind or its queue is not a global one.
     @inlinable
-    static func forTask<Work>(_ task: Work, on queue: DispatchQueue, release: EarlyRelease) -> RunPlacement {
-        let kind = (task as? KnownQueueKind)?.executionQueueKind ?? QueueAffinity.kind(of: queue)
+    static func forTask<Work>(
+        _ task: Work,
+        on queue: @autoclosure () -> DispatchQueue,
+        release: EarlyRelease
+    ) -> RunPlacement {
+        let kind = (task as? KnownQueueKind)?.executionQueueKind ?? QueueAffinity.kind(of: queue())
         switch kind {
         case .globalConcurrent:
             switch release {
@@ -46,6 +52,7 @@ enum RunPlacement {
             case .atDeadline: return .onWorker
             }
         case .main, .other:
+            let queue = queue()
             return QueueAffinity.isCurrent(queue, kind: kind) ? .inPlace : .onQueue(queue)
         }
     }

@@ -32,18 +32,21 @@ enum TaskRun {
         return cell
     }
 
-    /// The value of `task` computed on this thread, when `task` is a ``Task`` made from a
-    /// value-returning closure: then a run in place is a plain call, with no cell, callback or
-    /// lock. `nil` for any other task. Only for runs whose placement is ``RunPlacement/inPlace``.
+    /// The value of `task` computed on this thread, when `task` is a ``Task`` on a global
+    /// queue made from a value-returning closure: a waiter that stays until the work ends
+    /// runs such a task in place (see ``RunPlacement``), and then the run is a plain call,
+    /// with no cell, callback or lock. `nil` for any other task.
     @inlinable
     static func valueComputedInPlace<Work: TaskType>(of task: Work) -> Work.ResultType? {
-        guard let task = task as? Task<Work.ResultType>, case .returning(let produce) = task.work else { return nil }
+        guard let task = task as? Task<Work.ResultType>, task.executionQueueKind == .globalConcurrent,
+            case .returning(let produce) = task.work
+        else { return nil }
         return produce()
     }
 
-    /// The outcome of `task` computed on this thread, when `task` is a ``ThrowableTask`` made
-    /// from a value-returning closure; `nil` for any other task. Only for runs whose placement
-    /// is ``RunPlacement/inPlace`` and whose waiter stays until the work ends.
+    /// The outcome of `task` computed on this thread, when `task` is a ``ThrowableTask`` on a
+    /// global queue made from a value-returning closure; `nil` for any other task. Only for
+    /// waiters that stay until the work ends.
     ///
     /// A task cancelled before it starts does not start. One cancelled while it ran reports
     /// the cancellation, as its waiter would have been told at the moment it happened, unless
@@ -53,9 +56,9 @@ enum TaskRun {
         of task: Work,
         cancellableWhileRunning: Bool = true
     ) -> Result<Work.ResultType, Error>? {
-        guard let task = task as? ThrowableTask<Work.ResultType>, case .returning(let produce) = task.work else {
-            return nil
-        }
+        guard let task = task as? ThrowableTask<Work.ResultType>, task.executionQueueKind == .globalConcurrent,
+            case .returning(let produce) = task.work
+        else { return nil }
         let token = task.cancellationToken
         guard !token.isCancelled else { return .failure(CancellableTaskError.taskWasCancelled) }
         let outcome = CurrentCancellation.whileRunning(token) { Result(catching: produce) }

@@ -14,10 +14,9 @@ extension TaskType {
     @discardableResult
     @inlinable
     public func await() -> ResultType {
-        let placement = RunPlacement.forTask(self, on: executionQueue, release: .never)
-        if case .inPlace = placement, let value = TaskRun.valueComputedInPlace(of: self) { return value }
+        if let value = TaskRun.valueComputedInPlace(of: self) { return value }
         let cell = TaskRun.cell(for: self)
-        cell.launch(placement)
+        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .never))
         return BlockingWait.value(of: cell)!
     }
 

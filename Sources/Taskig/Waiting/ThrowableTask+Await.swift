@@ -18,7 +18,6 @@ extension ThrowableTask {
     @inlinable
     public consuming func awaitResult() -> Result<T, Error> {
         if case .returning = work, !MainThread.isCurrent, cancellationToken.isOnlyReference(),
-            case .inPlace = RunPlacement.forTask(self, on: executionQueue, release: .never),
             let outcome = TaskRun.outcomeComputedInPlace(of: self, cancellableWhileRunning: false)
         {
             return outcome
