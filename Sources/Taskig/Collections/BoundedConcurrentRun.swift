@@ -143,7 +143,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
 
     /// How long the first lanes run before the ramp first looks at them.
     @usableFromInline
-    static var rampInterval: Double { 0.000_1 }
+    static var rampInterval: Double { 0.000_02 }
 
     /// The longest the ramp waits between two looks.
     @usableFromInline
@@ -178,8 +178,29 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             }
         }
         rampUp(admission: admission)
-        if let callerLane { runLane(callerLane) }
+        if let callerLane {
+            runLane(callerLane)
+            awaitOtherLanesBriefly()
+        }
         _ = BlockingWait.value(of: finished)
+    }
+
+    /// How long a caller whose own lane ran out of tasks keeps checking for the other lanes
+    /// before it parks.
+    @usableFromInline
+    static var lanesJoinSpinNanoseconds: UInt64 { 50_000 }
+
+    /// Checks, yielding the processor in between, whether the other lanes finished. They are
+    /// usually in the middle of a short chunk, which ends well before a parked thread could be
+    /// woken again (tens of microseconds here); when they are not, this gives up after
+    /// ``lanesJoinSpinNanoseconds``.
+    @inlinable
+    func awaitOtherLanesBriefly() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while finished.completedValue == nil {
+            guard DispatchTime.now().uptimeNanoseconds - start < Self.lanesJoinSpinNanoseconds else { return }
+            sched_yield()
+        }
     }
 
     /// Read once: on Linux `activeProcessorCount` reads the cgroup's files each time, which
@@ -323,12 +344,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                     next = .stop
                     return
                 }
+                let settle = state.settle
                 for (index, outcome) in kept {
-                    _ = state.settle(outcome, index)
+                    _ = settle(outcome, index)
                 }
                 var verdict = Verdict.keepGoing
                 if let endingOutcome {
-                    verdict = state.settle(endingOutcome, chunk.lowerBound + settled - 1)
+                    verdict = settle(endingOutcome, chunk.lowerBound + settled - 1)
                 }
                 next = state.machine.settle(
                     lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit)
