@@ -47,6 +47,22 @@ import Testing
         #expect(seconds < 1.5 * timingSlack)
     }
 
+    @Test func tasksThatStartBlockingLateStillReachFullConcurrency() async throws {
+        let probe = ConcurrencyProbe()
+        let quick = (0..<5_000).map { i in Task { i } }
+        let blocking = (0..<40).map { i in
+            Task {
+                probe.measure { sleep(seconds: 0.05) }; return i
+            }
+        }
+        let (values, seconds) = try #require(
+            await withWatchdog { timed { (quick + blocking).awaitAll(concurrency: 20) } })
+        #expect(values == Array(0..<5_000) + Array(0..<40))
+        #expect(timingSlack > 1 ? (2...20).contains(probe.peak) : probe.peak == 20)
+        // Two waves of 50 ms once every lane runs; one lane alone would take 2 s.
+        #expect(seconds < 0.5 * timingSlack)
+    }
+
     @Test func concurrencyOneRunsStrictlyInOrderOneAfterTheOther() async throws {
         let probe = ConcurrencyProbe()
         let order = LockedValue<[Int]>([])
