@@ -29,8 +29,10 @@ import Testing
 
     @Test func aRunningBodyCanPollACopy() async throws {
         let stoppedEarly = LockedValue(false)
+        let started = DispatchSemaphore(value: 0)
         let box = LockedValue<ThrowableTask<Int>?>(nil)
         let task = ThrowableTask { () -> Int in
+            started.signal()
             let deadline = DispatchTime.now() + 5
             while DispatchTime.now() < deadline {
                 if box.value?.isCancelled == true {
@@ -44,7 +46,10 @@ import Testing
         box.set(task)
         let copy = task
         let cancelled = try await withWatchdog { () -> Result<Int, Error> in
-            runLater(0.05) {
+            // Cancel once the body runs, so that it is the body's polling that is tested,
+            // however late a loaded machine starts it.
+            runLater(0) {
+                started.wait()
                 var cancelling = copy
                 cancelling.isCancelled = true
             }

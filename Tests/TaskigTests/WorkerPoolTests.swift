@@ -49,4 +49,69 @@ import Testing
         while pool.currentThreadCount > 0 && DispatchTime.now() < deadline { sleep(seconds: 0.02) }
         #expect(pool.currentThreadCount == 0)
     }
+
+    /// Threads whose idle wait times out just as a job is handed to them must run that job,
+    /// and threads that leave must be counted out exactly once.
+    @Test func idleTimeoutsRacingSubmissionsLoseNoJobAndNoThread() async throws {
+        let pool = WorkerPool(maximumThreads: 4, idleTimeout: 0.000_5)
+        let runs = LockedValue(0)
+        let jobs = 600
+        let finished = try await withWatchdog(seconds: 30) {
+            let done = DispatchGroup()
+            for job in 0..<jobs {
+                done.enter()
+                let work: WorkerPool.Job = {
+                    runs.update { $0 += 1 }
+                    done.leave()
+                }
+                if !pool.trySubmit(work, admission: .refusedAtLimit) { work() }
+                // Around the idle timeout, so that submissions meet threads timing out.
+                if job % 3 == 0 { sleep(seconds: Double(job % 7) * 0.000_15) }
+            }
+            return done.wait(timeout: .now() + 20) == .success
+        }
+        #expect(finished == true)
+        #expect(runs.value == jobs)
+        let deadline = DispatchTime.now() + 5
+        while pool.currentThreadCount > 0 && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
+        #expect(pool.currentThreadCount == 0)
+    }
+
+    /// A job waiting for a thread to come free runs exactly once, whether the busy thread
+    /// takes it as it finishes or the wait times out and a new thread is made, even when both
+    /// happen at the same moment.
+    @Test func jobsWaitingForAFreeThreadRunExactlyOnce() async throws {
+        let pool = WorkerPool(maximumThreads: 1, idleTimeout: 0.001)
+        let rounds = 200
+        let runs = LockedValue([Int](repeating: 0, count: rounds))
+        let finished = try await withWatchdog(seconds: 30) {
+            for round in 0..<rounds {
+                // Each round starts with no thread, so the pool is at its limit once the busy
+                // job runs, and the next job has to wait for it.
+                let deadline = DispatchTime.now() + 1
+                while pool.currentThreadCount > 0 && DispatchTime.now() < deadline { sleep(seconds: 0.000_5) }
+                let busyStarted = DispatchSemaphore(value: 0)
+                // Busy for about the 2 ms the waiting job waits, give or take.
+                let busyFor = 0.0018 + Double(round % 9) * 0.000_05
+                _ = pool.trySubmit(
+                    {
+                        busyStarted.signal()
+                        sleep(seconds: busyFor)
+                    }, admission: .alwaysAtOnce)
+                busyStarted.wait()
+                let done = DispatchSemaphore(value: 0)
+                let accepted = pool.trySubmit(
+                    {
+                        runs.update { $0[round] += 1 }
+                        done.signal()
+                    }, admission: .always)
+                guard accepted, done.wait(timeout: .now() + 5) == .success else { return false }
+            }
+            return true
+        }
+        #expect(finished == true)
+        // A job run twice would show here once the pool has settled.
+        sleep(seconds: 0.05)
+        #expect(runs.value.allSatisfy { $0 == 1 })
+    }
 }

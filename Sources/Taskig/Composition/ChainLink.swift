@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// One step of a composed task, linked to the step it continues.
 ///
@@ -9,40 +10,59 @@ import Dispatch
 /// Values travel between steps as `Any`, since each step may change the type; the typed
 /// operators box and unbox them.
 ///
-/// `@unchecked Sendable` is safe here: a link is immutable once made, except `upstream`,
-/// which only `deinit` clears, when no other reference to the link exists.
+/// Synchronization: a link never changes once made, except that `deinit` takes the upstream
+/// reference out of links nobody else holds, to release the chain without recursing. A
+/// stored `let` cannot be given up early, so that one reference sits in an `Atomic`, as an
+/// `Unmanaged` this link retains once in `init` and releases once in `deinit`; everything
+/// else is immutable and `Sendable`.
 @usableFromInline
-final class ChainLink: @unchecked Sendable {
+final class ChainLink: Sendable {
     @usableFromInline
-    enum Operation {
+    enum Operation: Sendable {
         /// The task the chain starts from.
         case start(AwaitedWork)
         /// A continuation, run on `queue`.
-        case step(queue: DispatchQueue, kind: QueueAffinity.Kind, transform: (Result<Any, Error>) -> StepOutcome)
+        case step(
+            queue: DispatchQueue,
+            kind: QueueAffinity.Kind,
+            transform: @Sendable (Result<Any, Error>) -> StepOutcome
+        )
     }
 
+    /// The link this one continues, retained by this link until `deinit`.
     @usableFromInline
-    var upstream: ChainLink?
+    let retainedUpstream: Atomic<Unmanaged<ChainLink>?>
     @usableFromInline
     let operation: Operation
 
     @inlinable
     init(upstream: ChainLink?, operation: Operation) {
-        self.upstream = upstream
+        self.retainedUpstream = Atomic(upstream.map { Unmanaged.passRetained($0) })
         self.operation = operation
+    }
+
+    /// The link this one continues. Only `deinit` clears it, once no one else holds this
+    /// link, so whoever reads it here holds a reference that keeps it alive.
+    @inlinable
+    var upstream: ChainLink? {
+        retainedUpstream.load(ordering: .relaxed)?.takeUnretainedValue()
     }
 
     deinit {
         // Unlink the chain front to back; each link that nobody else holds is freed with no
-        // upstream left, so freeing never recurses.
-        var next = upstream
-        upstream = nil
+        // upstream left, so freeing never recurses. Being the only holder of a link is what
+        // makes taking its upstream safe: no one else can read it any more.
+        var next = takeUpstream()
         while var link = next {
             next = nil
             guard isKnownUniquelyReferenced(&link) else { return }
-            next = link.upstream
-            link.upstream = nil
+            next = link.takeUpstream()
         }
+    }
+
+    /// Gives up this link's reference to its upstream, handing it to the caller.
+    private func takeUpstream() -> ChainLink? {
+        retainedUpstream.exchange(nil, ordering: .relaxed)?.takeRetainedValue()
     }
 
     /// The links from the first task to this one, in running order.
@@ -70,16 +90,16 @@ enum StepOutcome {
 
 /// A task a chain waits for without blocking: how to start one run, and how to cancel it.
 @usableFromInline
-struct AwaitedWork {
+struct AwaitedWork: Sendable {
     @usableFromInline
-    let start: (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void
+    let start: @Sendable (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void
     @usableFromInline
-    let cancel: () -> Void
+    let cancel: @Sendable () -> Void
 
     @inlinable
     init(
-        start: @escaping (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void,
-        cancel: @escaping () -> Void
+        start: @escaping @Sendable (_ done: @escaping @Sendable (Result<Any, Error>) -> Void) -> Void,
+        cancel: @escaping @Sendable () -> Void
     ) {
         self.start = start
         self.cancel = cancel
@@ -88,14 +108,15 @@ struct AwaitedWork {
     /// One run of `task`, started where its queue says, reporting through `done`.
     @inlinable
     static func run<Work: ThrowableTaskType>(of task: Work) -> AwaitedWork {
-        AwaitedWork(
-            start: { done in
-                let cell = TaskRun.cell(for: task)
-                cell.whenComplete { result in done(result.map { $0 as Any }) }
-                cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
-            },
-            cancel: { (task as? CancellableTaskType)?.cancel() }
-        )
+        // Neither the task nor its conformance need be `Sendable`, but a task's contract lets
+        // Taskig run and cancel it from any thread, and that is all these closures do with it.
+        nonisolated(unsafe) let start = { (done: @escaping @Sendable (Result<Any, Error>) -> Void) in
+            let cell = TaskRun.cell(for: task)
+            cell.whenComplete { result in done(result.map { $0 as Any }) }
+            cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
+        }
+        nonisolated(unsafe) let cancel = { (task as? CancellableTaskType)?.cancel() }
+        return AwaitedWork(start: { done in start(done) }, cancel: { cancel() })
     }
 }
 

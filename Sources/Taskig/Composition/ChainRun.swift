@@ -8,17 +8,28 @@ import Dispatch
 /// its start call returns is noticed, and the loop simply goes on, so a chain of tasks that
 /// all finish at once never nests calls either.
 ///
-/// `@unchecked Sendable` is safe here: `index` and `current` are only touched by the one
-/// thread running the loop at a time; the hand-over between threads goes through `waiting`,
-/// which is locked, or through a queue.
+/// Synchronization: the loop's progress (the next link and the outcome so far) lives in local
+/// variables of ``drive(from:with:onStepQueue:)``. When the loop ends to wait, the progress is
+/// handed to whatever starts it again: the index is captured by the completion or the queue
+/// block, and an outcome that has to travel with it goes through `waiting`, which is locked.
+/// Everything stored here is immutable and `Sendable`, so a step that finishes at once costs
+/// no lock.
 @usableFromInline
-final class ChainRun: @unchecked Sendable {
+final class ChainRun: Sendable {
     @usableFromInline
     enum WaitPhase {
+        /// The loop is running, or the chain has finished.
         case idle
+        /// The awaited task's start call has not returned yet.
         case startingWork
+        /// The awaited task finished before its start call returned; the loop goes on with
+        /// this outcome.
         case finishedWhileStarting(Result<Any, Error>)
+        /// The loop has ended; the awaited task's completion starts it again.
         case waiting
+        /// The loop has ended to continue on a step's queue; the block sent there takes this
+        /// outcome.
+        case hopping(Result<Any, Error>)
     }
 
     /// The task the loop is waiting for, and how far its start has got.
@@ -27,10 +38,20 @@ final class ChainRun: @unchecked Sendable {
         @usableFromInline
         var phase = WaitPhase.idle
         @usableFromInline
-        var cancelAwaited: (() -> Void)?
+        var cancelAwaited: (@Sendable () -> Void)?
 
         @inlinable
         init() {}
+
+        /// The outcome a queue hop carried, once the hop has arrived.
+        @inlinable
+        mutating func takeHoppedOutcome() -> Result<Any, Error> {
+            guard case .hopping(let outcome) = phase else {
+                preconditionFailure("BUG IN TASKIG: a chain resumed on a step's queue without its outcome")
+            }
+            phase = .idle
+            return outcome
+        }
     }
 
     @usableFromInline
@@ -38,45 +59,51 @@ final class ChainRun: @unchecked Sendable {
     @usableFromInline
     let identity: ObjectIdentifier
     @usableFromInline
-    var index = 0
-    @usableFromInline
-    var current: Result<Any, Error> = .failure(CancellableTaskError.taskWasCancelled)
-    @usableFromInline
-    let waiting = LockedState(Waiting())
+    let waiting: LockedState<Waiting>
     @usableFromInline
     let token: CancellationToken
     @usableFromInline
-    var cancellationHandler: CancellationToken.HandlerID?
+    let cancellationHandler: CancellationToken.HandlerID?
     @usableFromInline
-    let finish: (Result<Any, Error>) -> Void
+    let finish: @Sendable (Result<Any, Error>) -> Void
 
+    /// A run of the chain ending in `tail`, which from now on cancels the task it waits for
+    /// when `token` is cancelled.
     @inlinable
-    init(tail: ChainLink, token: CancellationToken, finish: @escaping (Result<Any, Error>) -> Void) {
+    init(tail: ChainLink, token: CancellationToken, finish: @escaping @Sendable (Result<Any, Error>) -> Void) {
         self.links = tail.linksFromStart
         self.identity = ObjectIdentifier(tail)
         self.token = token
         self.finish = finish
+        let waiting = LockedState(Waiting())
+        self.waiting = waiting
+        self.cancellationHandler = token.onCancel { waiting.withLock { $0.cancelAwaited }?() }
     }
 
     /// Runs the chain; `finish` gets its outcome.
     @inlinable
     func start() {
-        cancellationHandler = token.onCancel { [self] in cancelAwaited() }
-        drive()
+        // The first link is the task the chain starts from, which replaces this outcome.
+        drive(from: 0, with: .failure(CancellableTaskError.taskWasCancelled))
     }
 
+    /// Runs links from `index` on, starting from `outcome`, until the chain ends or a step
+    /// has to wait.
     @inlinable
-    func drive(onStepQueue: Bool = false) {
+    func drive(from index: Int, with outcome: Result<Any, Error>, onStepQueue: Bool = false) {
+        var index = index
+        var current = outcome
         var onQueue = onStepQueue
         while index < links.count {
             let link = links[index]
             switch link.operation {
             case .start(let work):
                 index += 1
-                guard startAndCheck(work) else { return }
+                guard let finished = startAndCheck(work, resumingAt: index) else { return }
+                current = finished
             case .step(let queue, let kind, let transform):
                 if !onQueue && kind != .globalConcurrent && !QueueAffinity.isCurrent(queue, kind: kind) {
-                    queue.async { self.drive(onStepQueue: true) }
+                    hop(to: queue, resumingAt: index, with: current)
                     return
                 }
                 onQueue = false
@@ -88,7 +115,8 @@ final class ChainRun: @unchecked Sendable {
                 case .finished(let result):
                     current = result
                 case .awaiting(let work):
-                    guard startAndCheck(work) else { return }
+                    guard let finished = startAndCheck(work, resumingAt: index) else { return }
+                    current = finished
                 }
             }
         }
@@ -96,10 +124,21 @@ final class ChainRun: @unchecked Sendable {
         finish(current)
     }
 
-    /// Starts `work`. Returns `true` when it already finished (and `current` holds its
-    /// outcome), `false` when it will call ``drive(onStepQueue:)`` itself later.
+    /// Continues with the link at `index` on `queue`. The outcome is not `Sendable`, so it
+    /// cannot be captured by the block; it travels in `waiting` instead, and the block takes
+    /// it out under the lock.
     @inlinable
-    func startAndCheck(_ work: AwaitedWork) -> Bool {
+    func hop(to queue: DispatchQueue, resumingAt index: Int, with outcome: Result<Any, Error>) {
+        waiting.withLock { $0.phase = .hopping(outcome) }
+        queue.async { [self] in
+            drive(from: index, with: waiting.withLock { $0.takeHoppedOutcome() }, onStepQueue: true)
+        }
+    }
+
+    /// Starts `work`. Returns its outcome when it already finished, so that the loop goes on;
+    /// `nil` when it will start the loop again at `index` itself later.
+    @inlinable
+    func startAndCheck(_ work: AwaitedWork, resumingAt index: Int) -> Result<Any, Error>? {
         waiting.withLock { state in
             state.phase = .startingWork
             state.cancelAwaited = work.cancel
@@ -114,12 +153,9 @@ final class ChainRun: @unchecked Sendable {
                 state.cancelAwaited = nil
                 return true
             }
-            if resumesLoop {
-                current = result
-                drive()
-            }
+            if resumesLoop { drive(from: index, with: result) }
         }
-        let finished: Result<Any, Error>? = waiting.withLock { state in
+        return waiting.withLock { state in
             guard case .finishedWhileStarting(let result) = state.phase else {
                 state.phase = .waiting
                 return nil
@@ -128,14 +164,5 @@ final class ChainRun: @unchecked Sendable {
             state.cancelAwaited = nil
             return result
         }
-        guard let finished else { return false }
-        current = finished
-        return true
-    }
-
-    /// Cancels the task the chain is waiting for, if any.
-    @inlinable
-    func cancelAwaited() {
-        waiting.withLock { $0.cancelAwaited }?()
     }
 }

@@ -9,7 +9,7 @@ extension ThrowableTaskType {
     @inlinable
     func continued<U>(
         on queue: DispatchQueue,
-        _ transform: @escaping (Result<Any, Error>) -> StepOutcome
+        _ transform: @escaping @Sendable (Result<Any, Error>) -> StepOutcome
     ) -> ThrowableTask<U> {
         let upstream =
             (self as? ChainLinkCarrier)?.chainLink

@@ -15,7 +15,9 @@ extension ThrowableTaskType {
         on queue: DispatchQueue = .global(),
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        continued(on: queue) { outcome in
+        // `Next` need not be `Sendable`, nor its conformance nonisolated, but a task's contract
+        // lets Taskig run it from any thread, and that is all this step does with it.
+        nonisolated(unsafe) let step = { (outcome: Result<Any, Error>) -> StepOutcome in
             switch outcome.typed(as: ResultType.self) {
             case .success(let value):
                 do {
@@ -27,5 +29,6 @@ extension ThrowableTaskType {
                 return .finished(.failure(error))
             }
         }
+        return continued(on: queue) { outcome in step(outcome) }
     }
 }

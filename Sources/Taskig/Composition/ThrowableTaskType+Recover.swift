@@ -33,7 +33,9 @@ extension ThrowableTaskType {
         on queue: DispatchQueue = .global(),
         _ recovery: @escaping @Sendable (Error) throws -> Fallback
     ) -> ThrowableTask<ResultType> where Fallback.ResultType == ResultType {
-        continued(on: queue) { outcome in
+        // `Fallback` need not be `Sendable`, nor its conformance nonisolated, but a task's
+        // contract lets Taskig run it from any thread, and that is all this step does with it.
+        nonisolated(unsafe) let step = { (outcome: Result<Any, Error>) -> StepOutcome in
             guard case .failure(let error) = outcome else { return .finished(outcome) }
             do {
                 return .awaiting(AwaitedWork.run(of: try recovery(error)))
@@ -41,5 +43,6 @@ extension ThrowableTaskType {
                 return .finished(.failure(error))
             }
         }
+        return continued(on: queue) { outcome in step(outcome) }
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Taskig's own threads, for work that must not wait for Dispatch's global pool.
@@ -15,10 +16,12 @@ import Foundation
 /// always get a thread; past the limit they first wait a moment for a busy thread to come
 /// free, since threads finishing a collection's lanes are about to.
 ///
-/// `@unchecked Sendable` is safe here: `jobs`, `threadCount`, `idleCount`, `wakeups` and
-/// `waitingSubmitters` are only touched while `condition` is locked.
+/// Synchronization: every count and list is in one ``LockedState`` (see ``State``), and each
+/// idle thread parks on a semaphore of its own. A submission takes one idle thread off the
+/// list under the lock and signals only that thread's semaphore, outside the lock, so each
+/// job wakes one thread and no more. Threads are started outside the lock too.
 @usableFromInline
-final class WorkerPool: @unchecked Sendable {
+final class WorkerPool: Sendable {
     @usableFromInline
     typealias Job = @Sendable () -> Void
 
@@ -28,18 +31,11 @@ final class WorkerPool: @unchecked Sendable {
 
     /// How long a job that must get a thread waits for a busy one to come free when the pool
     /// is at its limit, before a new thread is made for it.
-    private static let waitForFreeThread: TimeInterval = 0.002
+    private static let waitForFreeThread = DispatchTimeInterval.milliseconds(2)
 
     let maximumThreads: Int
     private let idleTimeout: TimeInterval
-    private let condition = NSCondition()
-    private var jobs = JobQueue()
-    private var threadCount = 0
-    private var idleCount = 0
-    /// Idle threads that were promised a job but have not woken up yet.
-    private var wakeups = 0
-    /// Submitters waiting for a thread to come free.
-    private var waitingSubmitters = 0
+    private let state = LockedState(State())
 
     init(maximumThreads: Int, idleTimeout: TimeInterval) {
         precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
@@ -63,81 +59,179 @@ final class WorkerPool: @unchecked Sendable {
 
     /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
     /// nothing, when the job may be refused, every thread is busy and the pool is at its limit.
+    ///
+    /// The decision is taken under the lock; waking the chosen thread, starting a new one or
+    /// waiting for one to come free happens after the lock is released.
     @usableFromInline
     func trySubmit(_ job: @escaping Job, admission: Admission) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        if idleCount > wakeups {
-            wakeups += 1
-            jobs.append(job)
-            // Submitters may wait on the same condition; a single signal could wake one of them.
-            if waitingSubmitters > 0 { condition.broadcast() } else { condition.signal() }
-            return true
+        let placement = state.withLock { state in
+            state.place(job, admission: admission, maximumThreads: maximumThreads)
         }
-        if threadCount >= maximumThreads {
-            switch admission {
-            case .refusedAtLimit: return false
-            case .always: if handToThreadComingFree(job) { return true }
-            case .alwaysAtOnce: break
-            }
+        switch placement {
+        case .handedToIdleThread(let wakeUp):
+            wakeUp.signal()
+        case .needsNewThread:
+            startThread(running: job)
+        case .offeredToThreadComingFree(let served):
+            handToThreadComingFree(job, served: served)
+        case .refused:
+            return false
         }
-        threadCount += 1
-        jobs.append(job)
-        let thread = Thread { [self] in self.workLoop() }
-        thread.name = "taskig.worker"
-        thread.start()
         return true
     }
 
-    /// Waits up to ``waitForFreeThread`` for a thread to go idle and hands it `job`.
-    /// Called and returns with `condition` locked.
-    private func handToThreadComingFree(_ job: @escaping Job) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: Self.waitForFreeThread)
-        waitingSubmitters += 1
-        defer { waitingSubmitters -= 1 }
-        while idleCount <= wakeups {
-            guard condition.wait(until: deadline) else { break }
-        }
-        guard idleCount > wakeups else { return false }
-        wakeups += 1
-        jobs.append(job)
-        condition.broadcast()
-        return true
+    /// Waits up to ``waitForFreeThread`` for a thread finishing its job to take the offer of
+    /// `job` that ``State/place(_:admission:maximumThreads:)`` registered; then withdraws the
+    /// offer and starts a new thread for the job.
+    ///
+    /// The offer, not the timing of the wake-up, decides who runs the job: a thread that took
+    /// it just as the wait timed out has removed it under the lock, so the withdrawal finds
+    /// nothing, and that thread's signal goes to a semaphore nobody waits on any more.
+    private func handToThreadComingFree(_ job: @escaping Job, served: DispatchSemaphore) {
+        guard served.wait(timeout: .now() + Self.waitForFreeThread) == .timedOut else { return }
+        let withdrawn = state.withLock { state in state.withdrawOffer(servedBy: served) }
+        if withdrawn { startThread(running: job) }
     }
 
     /// The number of threads the pool has now, busy or idle.
     var currentThreadCount: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return threadCount
+        state.withLock { $0.threadCount }
     }
 
-    private func workLoop() {
+    /// Starts a thread for `job`; the caller has already counted it in ``State/threadCount``.
+    private func startThread(running job: @escaping Job) {
+        let thread = Thread { [self] in work(startingWith: job) }
+        thread.name = "taskig.worker"
+        thread.start()
+    }
+
+    /// A worker thread's life: its first job, then whatever ``nextJob(parkingOn:)`` gives it.
+    private func work(startingWith first: @escaping Job) {
         WorkerThread.markCurrent()
-        condition.lock()
-        while true {
-            if let job = jobs.popFirst() {
-                condition.unlock()
-                job()
-                condition.lock()
-                continue
-            }
-            idleCount += 1
-            if waitingSubmitters > 0 { condition.broadcast() }
-            let deadline = Date(timeIntervalSinceNow: idleTimeout)
-            var timedOut = false
-            while wakeups == 0 && !timedOut {
-                timedOut = !condition.wait(until: deadline)
-            }
-            idleCount -= 1
-            if wakeups > 0 {
-                wakeups -= 1
-            } else if jobs.isEmpty {
-                threadCount -= 1
-                condition.unlock()
-                return
-            }
+        let wakeUp = DispatchSemaphore(value: 0)
+        var job: Job? = first
+        while let current = job {
+            current()
+            job = nextJob(parkingOn: wakeUp)
         }
+    }
+
+    /// The next job for a thread that has finished one, or `nil` once it has been idle for
+    /// `idleTimeout` and has left the pool.
+    ///
+    /// A submitter waiting for a thread to come free is served first. Otherwise the thread
+    /// parks on `wakeUp`, listed as idle. Its wait may time out just as a submitter picks it:
+    /// the lock tells which happened first. If the thread is still listed, nobody can pick it
+    /// any more and it ends; if not, its job is already handed over and the submitter's
+    /// signal is on its way, and it is consumed here so that the next park does not wake to
+    /// no job.
+    private func nextJob(parkingOn wakeUp: DispatchSemaphore) -> Job? {
+        let offer = state.withLock { state in state.takeOfferOrPark(wakeUp) }
+        if let offer {
+            offer.served.signal()
+            return offer.job
+        }
+        if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
+            return state.withLock { state in state.takeHandedJob() }
+        }
+        let handed = state.withLock { state in state.leaveOrTakeHandedJob(parkedOn: wakeUp) }
+        if handed != nil { wakeUp.wait() }
+        return handed
+    }
+}
+
+extension WorkerPool {
+    /// The pool's bookkeeping, only ever used under the pool's lock.
+    ///
+    /// Invariants: ``handedOver`` holds one job for each thread taken from ``idleThreads``
+    /// that has not woken up yet, and each such thread takes exactly one; and there is never
+    /// an idle thread and an offer at once, since a thread finishing a job takes the offers
+    /// before it parks.
+    private struct State {
+        /// Threads the pool has, busy or idle, including those about to start.
+        var threadCount = 0
+        /// The semaphores of parked threads, the one parked last at the end. The next job
+        /// goes to the thread idle for the shortest time, so the others can reach their idle
+        /// timeout when there is less work.
+        var idleThreads: [DispatchSemaphore] = []
+        /// Jobs handed to threads taken from ``idleThreads`` that have not woken up yet.
+        var handedOver = JobQueue()
+        /// Offers of jobs from submitters waiting for a thread to come free, oldest first.
+        var offers: [Offer] = []
+
+        /// Where ``trySubmit(_:admission:)`` places a job.
+        mutating func place(_ job: @escaping Job, admission: Admission, maximumThreads: Int) -> Placement {
+            if let wakeUp = idleThreads.popLast() {
+                handedOver.append(job)
+                return .handedToIdleThread(wakeUp)
+            }
+            if threadCount >= maximumThreads {
+                switch admission {
+                case .refusedAtLimit:
+                    return .refused
+                case .always:
+                    let served = DispatchSemaphore(value: 0)
+                    offers.append(Offer(served: served, job: job))
+                    return .offeredToThreadComingFree(served)
+                case .alwaysAtOnce:
+                    break
+                }
+            }
+            threadCount += 1
+            return .needsNewThread
+        }
+
+        /// Removes the offer signalled through `served`, if no thread has taken it, and
+        /// counts the thread that will run it instead. Returns whether it was still there.
+        mutating func withdrawOffer(servedBy served: DispatchSemaphore) -> Bool {
+            guard let index = offers.firstIndex(where: { $0.served === served }) else { return false }
+            offers.remove(at: index)
+            threadCount += 1
+            return true
+        }
+
+        /// For a thread that finished a job: the oldest offer, or `nil` after listing the
+        /// thread as idle.
+        mutating func takeOfferOrPark(_ wakeUp: DispatchSemaphore) -> Offer? {
+            guard offers.isEmpty else { return offers.removeFirst() }
+            idleThreads.append(wakeUp)
+            return nil
+        }
+
+        /// For a thread woken by its semaphore: the job handed to it.
+        mutating func takeHandedJob() -> Job {
+            guard let job = handedOver.popFirst() else {
+                preconditionFailure("BUG IN TASKIG: a worker thread was woken with no job handed to it")
+            }
+            return job
+        }
+
+        /// For a thread whose idle wait timed out: `nil` after removing it from the pool if it
+        /// is still idle, or else the job handed to it meanwhile.
+        mutating func leaveOrTakeHandedJob(parkedOn wakeUp: DispatchSemaphore) -> Job? {
+            guard let index = idleThreads.firstIndex(where: { $0 === wakeUp }) else { return takeHandedJob() }
+            idleThreads.remove(at: index)
+            threadCount -= 1
+            return nil
+        }
+    }
+
+    /// What ``trySubmit(_:admission:)`` does after the lock is released.
+    private enum Placement {
+        /// Signal the semaphore of the idle thread the job was handed to.
+        case handedToIdleThread(DispatchSemaphore)
+        /// Start a thread for the job, already counted.
+        case needsNewThread
+        /// Wait for a thread finishing its job to take the offer, signalling the semaphore.
+        case offeredToThreadComingFree(DispatchSemaphore)
+        /// Give the job back to the submitter.
+        case refused
+    }
+
+    /// A job waiting for a busy thread to come free; the thread that takes it signals `served`.
+    private struct Offer {
+        let served: DispatchSemaphore
+        let job: Job
     }
 }
 
@@ -145,8 +239,6 @@ final class WorkerPool: @unchecked Sendable {
 private struct JobQueue {
     private var storage: [WorkerPool.Job?] = []
     private var head = 0
-
-    var isEmpty: Bool { head == storage.count }
 
     mutating func append(_ job: @escaping WorkerPool.Job) {
         storage.append(job)
