@@ -57,6 +57,23 @@ import Testing
         #expect(machine.settle(lane: 0, settled: 50, nextChunkUpTo: .max) == .run(62..<71))
     }
 
+    @Test func tasksGivenBackAreHandedOutAgainOneAtATimeBeforeNewOnes() throws {
+        var machine = BoundedRunStateMachine(count: 100, lanes: 2)
+        #expect(machine.claim(lane: 0, upTo: 10) == .run(0..<10))
+        #expect(machine.settle(lane: 0, settled: 3, nextChunkUpTo: 10, givingBackTheRest: true) == .run(3..<4))
+        #expect(machine.claim(lane: 1, upTo: 10) == .run(4..<5))
+        #expect(machine.settle(lane: 1, settled: 1, nextChunkUpTo: 10) == .run(5..<6))
+        // Once the given-back tasks are gone, chunks come from the untouched tasks again.
+        for index in 6..<10 {
+            #expect(machine.settle(lane: 1, settled: 1, nextChunkUpTo: 10) == .run(index..<(index + 1)))
+        }
+        guard case .run(let next) = machine.settle(lane: 1, settled: 1, nextChunkUpTo: 10) else {
+            Issue.record("expected a chunk")
+            return
+        }
+        #expect(next.lowerBound == 10 && next.count == 10)
+    }
+
     @Test func finishingEarlyNamesTheOtherLanesTasks() throws {
         var machine = BoundedRunStateMachine(count: 8, lanes: 3)
         _ = machine.claim(lane: 0, upTo: 1)

@@ -33,7 +33,7 @@ import Testing
         let clock = LaneRampClock()
         let order = LockedValue<[String]>([])
         let done = DispatchSemaphore(value: 0)
-        clock.watch(after: 2) {
+        clock.watch(after: 60) {
             order.update { $0.append("late") }
             return nil
         }

@@ -114,4 +114,43 @@ import Testing
         sleep(seconds: 0.05)
         #expect(runs.value.allSatisfy { $0 == 1 })
     }
+    @Test func aThreadThatJustFinishedAJobTakesTheNextWithoutBeingWoken() async throws {
+        let pool = WorkerPool(maximumThreads: 2, idleTimeout: 60)
+        let outcome = try await withWatchdog { () -> (refusedWhenNoneSpins: Bool, takenBySpinner: Bool) in
+            let refusedWhenNoneSpins = !pool.trySubmitToSpinningThread({})
+            // The hand-off must land in the short window after a job ends; a busy machine may
+            // keep this thread from trying in time, so it gets several chances.
+            for _ in 0..<50 {
+                let done = DispatchSemaphore(value: 0)
+                _ = pool.trySubmit({ done.signal() }, admission: .alwaysAtOnce)
+                done.wait()
+                let ran = DispatchSemaphore(value: 0)
+                let start = DispatchTime.now()
+                while secondsSince(start) < 0.001 {
+                    if pool.trySubmitToSpinningThread({ ran.signal() }) {
+                        ran.wait()
+                        return (refusedWhenNoneSpins, true)
+                    }
+                }
+                sleep(seconds: 0.001)
+            }
+            return (refusedWhenNoneSpins, false)
+        }
+        #expect(outcome?.refusedWhenNoneSpins == true, "a fresh pool has no thread looking for work")
+        #expect(outcome?.takenBySpinner == true)
+        #expect(pool.currentThreadCount == 1, "the job went to the thread that was already there")
+    }
+
+    @Test func spareThreadsBoundTheRampsLanes() async throws {
+        let pool = WorkerPool(maximumThreads: 1, spareThreads: 1, idleTimeout: 1)
+        let release = DispatchSemaphore(value: 0)
+        let accepted = try await withWatchdog { () -> [Bool] in
+            let jobs = (0..<3).map { _ in pool.trySubmit({ release.wait() }, admission: .atOnceWithinSpareThreads) }
+            let mustRun = pool.trySubmit({ release.wait() }, admission: .alwaysAtOnce)
+            let accepted = jobs + [mustRun]
+            for wasAccepted in accepted where wasAccepted { release.signal() }
+            return accepted
+        }
+        #expect(accepted == [true, true, false, true])
+    }
 }

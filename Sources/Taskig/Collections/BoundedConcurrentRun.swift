@@ -59,6 +59,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         /// How long the ramp waits before its next look.
         @usableFromInline
         var rampInterval: Double
+        /// When the pool first refused the ramp a lane, if it has refused every look since.
+        @usableFromInline
+        var refusedSince: UInt64?
         /// Records an outcome and says whether the run is over; it writes the caller's
         /// results, so it only ever runs under the lock.
         @usableFromInline
@@ -90,6 +93,11 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     /// Set when a lane could not get a worker (see ``runLanesOnWorkers()``).
     @usableFromInline
     let lanesRecruitEachOther = Atomic(false)
+    /// Set by the ramp when it finds the lanes stuck: from then on a lane gives back the
+    /// tasks of its chunk it has not started after each task, so that a chunk taken when
+    /// the tasks were quick does not keep blocking tasks from the lanes the ramp adds.
+    @usableFromInline
+    let lanesGiveBackChunks = Atomic(false)
     @usableFromInline
     let laneCount: Int
     @usableFromInline
@@ -151,11 +159,12 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
 
     /// Starts the first lanes and lets the ramp add the others.
     ///
-    /// When no task can end the run early, the caller runs the first lane itself and starts
-    /// alone: it has to wait for every task anyway, and a run of short tasks is often over
-    /// before another thread could even wake up (tens of microseconds on a small virtual
-    /// machine). Otherwise the caller only waits, so that it can return the moment the
-    /// outcome is known, and one lane per core starts at once.
+    /// When no task can end the run early, the caller runs the first lane itself: it has to
+    /// wait for every task anyway. Other lanes start at once only on worker threads that are
+    /// looking for work (see ``WorkerPool``), since waking a parked one takes longer (tens of
+    /// microseconds on a small virtual machine) than a run of short tasks often does.
+    /// Otherwise the caller only waits, so that it can return the moment the outcome is
+    /// known, and one lane per core starts at once.
     ///
     /// From then on the ramp (see ``lookAtLanes(admission:)``) adds lanes from
     /// ``LaneRampClock``'s thread, so this happens however long the first tasks take.
@@ -168,6 +177,16 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         let admission: WorkerPool.Admission = WorkerThread.isCurrent ? .refusedAtLimit : .always
         var callerLane: Int?
         if case .never = earlyEnd { callerLane = takeIdleLane(onlyIfTasksAreUnclaimed: true) }
+        if callerLane != nil {
+            // Threads looking for work right now cost nothing to wake.
+            for _ in 1..<min(laneCount, Self.processorCount) {
+                guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
+                guard WorkerPool.shared.trySubmitToSpinningThread({ self.runLane(lane) }) else {
+                    returnIdleLane(lane)
+                    break
+                }
+            }
+        }
         let startingLanes = callerLane == nil ? min(laneCount, Self.processorCount) : 0
         for _ in 0..<startingLanes {
             guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
@@ -227,29 +246,59 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     /// seconds until the next look, or `nil` when there is no need for one.
     @inlinable
     func lookAtLanes(admission: WorkerPool.Admission) -> Double? {
-        let (settledBefore, settled, runningLanes) = coordination.withLock { state in
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (settledBefore, settled, runningLanes, refusedSince) = coordination.withLock { state in
             defer { state.settledAtLastLook = state.machine.settledCount }
-            return (state.settledAtLastLook, state.machine.settledCount, laneCount - state.idleLanes.count)
+            return (
+                state.settledAtLastLook, state.machine.settledCount, laneCount - state.idleLanes.count,
+                state.refusedSince
+            )
         }
-        let wantedLanes = settled == settledBefore ? laneCount : max(runningLanes, Self.processorCount)
+        let lanesAreStuck = settled == settledBefore
+        if lanesAreStuck { lanesGiveBackChunks.store(true, ordering: .relaxed) }
+        let wantedLanes = lanesAreStuck ? laneCount : max(runningLanes, Self.processorCount)
         // The clock must not wait for a thread: every other run's look queues behind this one.
-        let atOnce: WorkerPool.Admission = admission == .refusedAtLimit ? .refusedAtLimit : .alwaysAtOnce
+        // So a top-level caller's lanes first use only the pool's spare threads, and are asked
+        // for again at the next looks; threads finishing other work are usually back by then.
+        // Refused for longer than a submitter would wait for one (see `WorkerPool`), they
+        // get new threads.
+        let atOnce: WorkerPool.Admission
+        if admission == .refusedAtLimit {
+            atOnce = .refusedAtLimit
+        } else if let refusedSince, now - refusedSince > Self.longestRefusalNanoseconds {
+            atOnce = .alwaysAtOnce
+        } else {
+            atOnce = .atOnceWithinSpareThreads
+        }
+        var refused = false
         for _ in runningLanes..<max(runningLanes, wantedLanes) {
             guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
             guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: atOnce) else {
                 returnIdleLane(lane)
                 lanesRecruitEachOther.store(true, ordering: .relaxed)
+                refused = true
                 break
             }
         }
         return coordination.withLock { state in
+            state.refusedSince = refused ? (state.refusedSince ?? now) : nil
             guard !state.machine.isFinished && state.machine.hasUnclaimedTasks && !state.idleLanes.isEmpty else {
                 return nil
             }
+            // Threads refused now are mostly on their way back to the pool: ask again soon.
+            if refused { return Self.retryAfterRefusal }
             state.rampInterval = min(state.rampInterval * 2, Self.longestRampInterval)
             return state.rampInterval
         }
     }
+
+    /// When the ramp looks again after the pool refused it a lane.
+    @usableFromInline
+    static var retryAfterRefusal: Double { 0.000_2 }
+
+    /// How long the pool may refuse a top-level caller's lanes before they get new threads.
+    @usableFromInline
+    static var longestRefusalNanoseconds: UInt64 { 2_000_000 }
 
     @inlinable
     func takeIdleLane(onlyIfTasksAreUnclaimed: Bool = false) -> Int? {
@@ -294,6 +343,8 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         case runIsOver
         /// The task at `index` had an outcome that may end the run; the ones before it were kept.
         case stoppedAt(index: Int, outcome: Outcome)
+        /// The tasks up to and including `index` ran and were kept; the lane gives back the rest.
+        case givingBackAfter(index: Int)
     }
 
     /// Runs the tasks of `chunk` in order on this thread, keeping the outcomes that cannot
@@ -307,6 +358,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                 let outcome = Lane.perform(tasks[index])
                 if mayEndRun(outcome) { return .stoppedAt(index: index, outcome: outcome) }
                 kept.append((index, outcome))
+                if index + 1 < chunk.upperBound && lanesGiveBackChunks.load(ordering: .relaxed) {
+                    return .givingBackAfter(index: index)
+                }
             }
             return .ranAll
         }
@@ -330,12 +384,16 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             let chunkStart = DispatchTime.now().uptimeNanoseconds
             var settled = chunk.count
             var endingOutcome: Outcome?
+            var givingBackTheRest = false
             switch runChunk(chunk, keeping: &kept) {
             case .ranAll: break
             case .runIsOver: return
             case .stoppedAt(let index, let outcome):
                 settled = index - chunk.lowerBound + 1
                 endingOutcome = outcome
+            case .givingBackAfter(let index):
+                settled = index - chunk.lowerBound + 1
+                givingBackTheRest = true
             }
             let wasQuick = DispatchTime.now().uptimeNanoseconds - chunkStart < Self.quickChunkNanoseconds
             chunkLimit = wasQuick ? min(chunkLimit * 2, BoundedRunStateMachine.maximumChunkSize) : 1
@@ -353,7 +411,8 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                     verdict = settle(endingOutcome, chunk.lowerBound + settled - 1)
                 }
                 next = state.machine.settle(
-                    lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit)
+                    lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit,
+                    givingBackTheRest: givingBackTheRest)
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)

@@ -28,6 +28,9 @@ struct BoundedRunStateMachine {
     /// How many lanes hold tasks they have not settled.
     @usableFromInline
     var lanesHoldingTasks = 0
+    /// Tasks lanes took and gave back unstarted, handed out again before any new ones.
+    @usableFromInline
+    var givenBack: [Range<Int>] = []
 
     @usableFromInline
     enum NextAction: Equatable {
@@ -51,13 +54,29 @@ struct BoundedRunStateMachine {
     /// and hands it its next chunk.
     ///
     /// - Parameter finishesRun: the last of those tasks asks to end the whole run now.
-    /// - Parameter limit: the most tasks the lane wants in its next chunk.
+    /// - Parameters:
+    ///   - limit: the most tasks the lane wants in its next chunk.
+    ///   - givingBackTheRest: the lane gives back the tasks of its chunk it has not started,
+    ///     for any lane to take (one whose tasks turned out to block, so that the others can
+    ///     run them meanwhile).
     @inlinable
-    mutating func settle(lane: Int, settled: Int, finishesRun: Bool = false, nextChunkUpTo limit: Int) -> NextAction {
+    mutating func settle(
+        lane: Int,
+        settled: Int,
+        finishesRun: Bool = false,
+        nextChunkUpTo limit: Int,
+        givingBackTheRest: Bool = false
+    ) -> NextAction {
         guard !isFinished else { return .stop }
         let unsettled = unsettledByLane[lane]
         precondition(settled <= unsettled.count, "a lane settled tasks it did not take")
-        unsettledByLane[lane] = (unsettled.lowerBound + settled)..<unsettled.upperBound
+        let rest = (unsettled.lowerBound + settled)..<unsettled.upperBound
+        if givingBackTheRest && !finishesRun && !rest.isEmpty {
+            givenBack.append(rest)
+            unsettledByLane[lane] = rest.upperBound..<rest.upperBound
+        } else {
+            unsettledByLane[lane] = rest
+        }
         if !unsettled.isEmpty && unsettledByLane[lane].isEmpty { lanesHoldingTasks -= 1 }
         settledCount += settled
         if finishesRun || settledCount == count {
@@ -72,9 +91,9 @@ struct BoundedRunStateMachine {
         return claim(lane: lane, upTo: limit)
     }
 
-    /// Whether some task has not been handed to any lane yet.
+    /// Whether some task has not been handed to any lane yet, or was given back.
     @inlinable
-    var hasUnclaimedTasks: Bool { nextIndex < count }
+    var hasUnclaimedTasks: Bool { nextIndex < count || !givenBack.isEmpty }
 
     /// The next chunk for a lane that holds no tasks: one that is starting, or one that
     /// settled all it held.
@@ -83,12 +102,19 @@ struct BoundedRunStateMachine {
     @inlinable
     mutating func claim(lane: Int, upTo limit: Int) -> NextAction {
         precondition(unsettledByLane[lane].isEmpty, "a lane claimed tasks while it held some")
-        guard !isFinished, nextIndex < count else { return .stop }
-        let remaining = count - nextIndex
-        let share = remaining / ((lanesHoldingTasks + 1) * 2)
-        let size = max(1, min(share, limit, Self.maximumChunkSize))
-        let chunk = nextIndex..<(nextIndex + size)
-        nextIndex += size
+        guard !isFinished, hasUnclaimedTasks else { return .stop }
+        let chunk: Range<Int>
+        if let returned = givenBack.popLast() {
+            // Tasks given back were already too slow to run many in a row: one at a time.
+            chunk = returned.lowerBound..<(returned.lowerBound + 1)
+            if returned.count > 1 { givenBack.append((returned.lowerBound + 1)..<returned.upperBound) }
+        } else {
+            let remaining = count - nextIndex
+            let share = remaining / ((lanesHoldingTasks + 1) * 2)
+            let size = max(1, min(share, limit, Self.maximumChunkSize))
+            chunk = nextIndex..<(nextIndex + size)
+            nextIndex += size
+        }
         unsettledByLane[lane] = chunk
         lanesHoldingTasks += 1
         return .run(chunk)

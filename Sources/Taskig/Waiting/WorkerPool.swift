@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Taskig's own threads, for work that must not wait for Dispatch's global pool.
 ///
@@ -16,6 +17,11 @@ import Foundation
 /// always get a thread; past the limit they first wait a moment for a busy thread to come
 /// free, since threads finishing a collection's lanes are about to.
 ///
+/// A thread that finishes a job first looks for another for a moment (see
+/// ``spinWindowNanoseconds``) before it parks: handing a job to such a thread costs no
+/// wake-up, which here takes tens of microseconds, longer than many whole collection waits.
+/// At most ``maximumSpinningThreads`` look at once, yielding the processor between looks.
+///
 /// Synchronization: every count and list is in one ``LockedState`` (see ``State``), and each
 /// idle thread parks on a semaphore of its own. A submission takes one idle thread off the
 /// list under the lock and signals only that thread's semaphore, outside the lock, so each
@@ -27,19 +33,30 @@ final class WorkerPool: Sendable {
 
     /// The pool every Taskig wait shares.
     @usableFromInline
-    static let shared = WorkerPool(maximumThreads: 48, idleTimeout: 2)
+    static let shared = WorkerPool(maximumThreads: 48, spareThreads: 4, idleTimeout: 2)
 
     /// How long a job that must get a thread waits for a busy one to come free when the pool
     /// is at its limit, before a new thread is made for it.
     private static let waitForFreeThread = DispatchTimeInterval.milliseconds(2)
 
-    let maximumThreads: Int
-    private let idleTimeout: TimeInterval
-    private let state = LockedState(State())
+    /// How long a thread that finished a job looks for another before it parks.
+    private static let spinWindowNanoseconds: UInt64 = 50_000
 
-    init(maximumThreads: Int, idleTimeout: TimeInterval) {
+    let maximumThreads: Int
+    /// How many threads above `maximumThreads` jobs admitted ``Admission/atOnceWithinSpareThreads``
+    /// may use.
+    let spareThreads: Int
+    private let idleTimeout: TimeInterval
+    private let maximumSpinningThreads = max(1, ActiveProcessors.count / 2)
+    private let state = LockedState(State())
+    /// Counts the jobs handed to spinning threads, so that they can watch for one without
+    /// taking the lock.
+    private let spinningHandOffs = Atomic(0)
+
+    init(maximumThreads: Int, spareThreads: Int = 0, idleTimeout: TimeInterval) {
         precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
         self.maximumThreads = maximumThreads
+        self.spareThreads = spareThreads
         self.idleTimeout = idleTimeout
     }
 
@@ -55,6 +72,12 @@ final class WorkerPool: Sendable {
         /// Always given a thread at once, above the limit if need be: for submitters that
         /// must not wait, such as Taskig's timer queue, which other timers queue behind.
         case alwaysAtOnce
+        /// Given a thread at once, above the limit if need be but only up to `spareThreads`
+        /// more, and refused past that: for the lanes Taskig's lane ramp adds, which must not
+        /// wait and are asked for again later. This keeps a process whose top-level waits
+        /// follow each other quickly, while threads of the last one are still on their way
+        /// back to the pool, from growing past the limit plus the spares.
+        case atOnceWithinSpareThreads
     }
 
     /// Hands `job` to a thread that is free to run it at once. Returns `false`, and keeps
@@ -65,9 +88,11 @@ final class WorkerPool: Sendable {
     @usableFromInline
     func trySubmit(_ job: @escaping Job, admission: Admission) -> Bool {
         let placement = state.withLock { state in
-            state.place(job, admission: admission, maximumThreads: maximumThreads)
+            state.place(job, admission: admission, maximumThreads: maximumThreads, spareThreads: spareThreads)
         }
         switch placement {
+        case .handedToSpinningThread:
+            spinningHandOffs.add(1, ordering: .releasing)
         case .handedToIdleThread(let wakeUp):
             wakeUp.signal()
         case .needsNewThread:
@@ -80,8 +105,17 @@ final class WorkerPool: Sendable {
         return true
     }
 
+    /// Hands `job` to a thread that is looking for work right now, if there is one; this
+    /// never wakes or starts a thread. Returns whether a thread took the job.
+    @usableFromInline
+    func trySubmitToSpinningThread(_ job: @escaping Job) -> Bool {
+        guard state.withLock({ state in state.handToSpinningThread(job) }) else { return false }
+        spinningHandOffs.add(1, ordering: .releasing)
+        return true
+    }
+
     /// Waits up to ``waitForFreeThread`` for a thread finishing its job to take the offer of
-    /// `job` that ``State/place(_:admission:maximumThreads:)`` registered; then withdraws the
+    /// `job` that ``State/place(_:admission:maximumThreads:spareThreads:)`` registered; then withdraws the
     /// offer and starts a new thread for the job.
     ///
     /// The offer, not the timing of the wake-up, decides who runs the job: a thread that took
@@ -120,16 +154,23 @@ final class WorkerPool: Sendable {
     /// `idleTimeout` and has left the pool.
     ///
     /// A submitter waiting for a thread to come free is served first. Otherwise the thread
-    /// parks on `wakeUp`, listed as idle. Its wait may time out just as a submitter picks it:
+    /// spins for a moment if few others do, and then parks on `wakeUp`, listed as idle. Its wait may time out just as a submitter picks it:
     /// the lock tells which happened first. If the thread is still listed, nobody can pick it
     /// any more and it ends; if not, its job is already handed over and the submitter's
     /// signal is on its way, and it is consumed here so that the next park does not wake to
     /// no job.
     private func nextJob(parkingOn wakeUp: DispatchSemaphore) -> Job? {
-        let offer = state.withLock { state in state.takeOfferOrPark(wakeUp) }
-        if let offer {
+        let next = state.withLock { state in
+            state.takeOfferSpinOrPark(wakeUp, maximumSpinningThreads: maximumSpinningThreads)
+        }
+        switch next {
+        case .offer(let offer):
             offer.served.signal()
             return offer.job
+        case .spin:
+            if let job = spinForJob(thenParkingOn: wakeUp) { return job }
+        case .park:
+            break
         }
         if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
             return state.withLock { state in state.takeHandedJob() }
@@ -138,15 +179,34 @@ final class WorkerPool: Sendable {
         if handed != nil { wakeUp.wait() }
         return handed
     }
+
+    /// Looks for a job handed to spinning threads for ``spinWindowNanoseconds``, yielding the
+    /// processor between looks. Returns the job, or `nil` once the thread is listed as parked
+    /// on `wakeUp`.
+    private func spinForJob(thenParkingOn wakeUp: DispatchSemaphore) -> Job? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var handOffsSeen = spinningHandOffs.load(ordering: .acquiring)
+        while DispatchTime.now().uptimeNanoseconds - start < Self.spinWindowNanoseconds {
+            let handOffs = spinningHandOffs.load(ordering: .acquiring)
+            if handOffs != handOffsSeen {
+                handOffsSeen = handOffs
+                if let job = state.withLock({ state in state.takeJobWhileSpinning() }) { return job }
+            }
+            sched_yield()
+        }
+        return state.withLock { state in state.stopSpinning(parkingOn: wakeUp) }
+    }
 }
 
 extension WorkerPool {
     /// The pool's bookkeeping, only ever used under the pool's lock.
     ///
     /// Invariants: ``handedOver`` holds one job for each thread taken from ``idleThreads``
-    /// that has not woken up yet, and each such thread takes exactly one; and there is never
-    /// an idle thread and an offer at once, since a thread finishing a job takes the offers
-    /// before it parks.
+    /// that has not woken up yet, and each such thread takes exactly one; ``handedToSpinning``
+    /// never holds more jobs than there are ``spinningThreads``, and each spinning thread
+    /// takes one before it stops spinning if there are as many jobs as spinning threads; and
+    /// there is never an idle thread and an offer at once, since a thread finishing a job
+    /// takes the offers before it spins or parks.
     private struct State {
         /// Threads the pool has, busy or idle, including those about to start.
         var threadCount = 0
@@ -158,9 +218,19 @@ extension WorkerPool {
         var handedOver = JobQueue()
         /// Offers of jobs from submitters waiting for a thread to come free, oldest first.
         var offers: [Offer] = []
+        /// Threads looking for a job before they park.
+        var spinningThreads = 0
+        /// Jobs handed to spinning threads and not taken yet.
+        var handedToSpinning = JobQueue()
 
         /// Where ``trySubmit(_:admission:)`` places a job.
-        mutating func place(_ job: @escaping Job, admission: Admission, maximumThreads: Int) -> Placement {
+        mutating func place(
+            _ job: @escaping Job,
+            admission: Admission,
+            maximumThreads: Int,
+            spareThreads: Int
+        ) -> Placement {
+            if handToSpinningThread(job) { return .handedToSpinningThread }
             if let wakeUp = idleThreads.popLast() {
                 handedOver.append(job)
                 return .handedToIdleThread(wakeUp)
@@ -175,6 +245,8 @@ extension WorkerPool {
                     return .offeredToThreadComingFree(served)
                 case .alwaysAtOnce:
                     break
+                case .atOnceWithinSpareThreads:
+                    if threadCount >= maximumThreads + spareThreads { return .refused }
                 }
             }
             threadCount += 1
@@ -190,10 +262,38 @@ extension WorkerPool {
             return true
         }
 
-        /// For a thread that finished a job: the oldest offer, or `nil` after listing the
-        /// thread as idle.
-        mutating func takeOfferOrPark(_ wakeUp: DispatchSemaphore) -> Offer? {
-            guard offers.isEmpty else { return offers.removeFirst() }
+        /// Queues `job` for a spinning thread, if one has no job yet.
+        mutating func handToSpinningThread(_ job: @escaping Job) -> Bool {
+            guard spinningThreads > handedToSpinning.count else { return false }
+            handedToSpinning.append(job)
+            return true
+        }
+
+        /// For a thread that finished a job: the oldest offer; or else spinning, when fewer
+        /// than `maximumSpinningThreads` do; or else parking, listed as idle.
+        mutating func takeOfferSpinOrPark(_ wakeUp: DispatchSemaphore, maximumSpinningThreads: Int) -> AfterJob {
+            guard offers.isEmpty else { return .offer(offers.removeFirst()) }
+            if spinningThreads < maximumSpinningThreads {
+                spinningThreads += 1
+                return .spin
+            }
+            idleThreads.append(wakeUp)
+            return .park
+        }
+
+        /// For a spinning thread that saw a hand-off: a job, if another spinning thread has
+        /// not taken it first.
+        mutating func takeJobWhileSpinning() -> Job? {
+            guard let job = handedToSpinning.popFirst() else { return nil }
+            spinningThreads -= 1
+            return job
+        }
+
+        /// For a thread whose spinning is over: a job handed to spinning threads that the
+        /// others cannot all take, or `nil` after listing the thread as idle.
+        mutating func stopSpinning(parkingOn wakeUp: DispatchSemaphore) -> Job? {
+            spinningThreads -= 1
+            if handedToSpinning.count > spinningThreads { return handedToSpinning.popFirst() }
             idleThreads.append(wakeUp)
             return nil
         }
@@ -216,8 +316,20 @@ extension WorkerPool {
         }
     }
 
+    /// What a thread that finished a job does next.
+    private enum AfterJob {
+        /// Run the job of a submitter waiting for a thread to come free, and signal it.
+        case offer(Offer)
+        /// Look for a job for a moment.
+        case spin
+        /// Park, listed as idle.
+        case park
+    }
+
     /// What ``trySubmit(_:admission:)`` does after the lock is released.
     private enum Placement {
+        /// Nothing: a spinning thread will see the job.
+        case handedToSpinningThread
         /// Signal the semaphore of the idle thread the job was handed to.
         case handedToIdleThread(DispatchSemaphore)
         /// Start a thread for the job, already counted.
@@ -239,6 +351,8 @@ extension WorkerPool {
 private struct JobQueue {
     private var storage: [WorkerPool.Job?] = []
     private var head = 0
+
+    var count: Int { storage.count - head }
 
     mutating func append(_ job: @escaping WorkerPool.Job) {
         storage.append(job)
