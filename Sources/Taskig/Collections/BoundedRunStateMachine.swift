@@ -101,7 +101,7 @@ struct BoundedRunStateMachine {
     /// - Parameter limit: the most tasks the lane wants, at least 1.
     @inlinable
     mutating func claim(lane: Int, upTo limit: Int) -> NextAction {
-        precondition(unsettledByLane[lane].isEmpty, "a lane claimed tasks while it held some")
+        precondition(unsettledByLane[lane].isEmpty, "BUG IN TASKIG: a lane claimed tasks while it held some")
         guard !isFinished, hasUnclaimedTasks else { return .stop }
         let chunk: Range<Int>
         if let returned = givenBack.popLast() {
