@@ -62,6 +62,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         /// When the pool first refused the ramp a lane, if it has refused every look since.
         @usableFromInline
         var refusedSince: UInt64?
+        /// The chunk size lanes have reached on quick chunks; back to 1 after a slow one.
+        @usableFromInline
+        var quickChunkLimit = 1
         /// Records an outcome and says whether the run is over; it writes the caller's
         /// results, so it only ever runs under the lock.
         @usableFromInline
@@ -315,6 +318,23 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         coordination.withLock { $0.idleLanes.append(lane) }
     }
 
+    /// Starts one more lane, up to one per core, on a worker thread that is looking for work,
+    /// if there is work no lane has taken yet: a thread that came free after the run started
+    /// joins it without a wake-up.
+    @inlinable
+    func recruitLookingThread() {
+        let lane: Int? = coordination.withLock { state in
+            guard !state.machine.isFinished && state.machine.hasUnclaimedTasks,
+                laneCount - state.idleLanes.count < Self.processorCount
+            else { return nil }
+            return state.idleLanes.popLast()
+        }
+        guard let lane else { return }
+        if !WorkerPool.shared.trySubmitToSpinningThread({ self.runLane(lane) }) {
+            returnIdleLane(lane)
+        }
+    }
+
     /// Starts one more lane on a worker if one is idle, the pool has a thread, and there is
     /// work that no lane has taken yet.
     @inlinable
@@ -377,7 +397,11 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     func runLane(_ lane: Int) {
         var next = BoundedRunStateMachine.NextAction.stop
         var chunkLimit = 1
-        coordination.withLock { state in next = state.machine.claim(lane: lane, upTo: chunkLimit) }
+        coordination.withLock { state in
+            // A lane joining a run of quick tasks starts where the others have got to.
+            chunkLimit = state.quickChunkLimit
+            next = state.machine.claim(lane: lane, upTo: chunkLimit)
+        }
         var kept: [(index: Int, outcome: Outcome)] = []
         kept.reserveCapacity(BoundedRunStateMachine.maximumChunkSize)
         while case .run(let chunk) = next {
@@ -402,6 +426,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                     next = .stop
                     return
                 }
+                state.quickChunkLimit = wasQuick ? max(state.quickChunkLimit, chunkLimit) : 1
                 let settle = state.settle
                 for (index, outcome) in kept {
                     _ = settle(outcome, index)
@@ -416,7 +441,11 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)
-            if lanesRecruitEachOther.load(ordering: .relaxed) { recruitLane() }
+            if lanesRecruitEachOther.load(ordering: .relaxed) {
+                recruitLane()
+            } else if WorkerPool.shared.hasThreadLookingForWork {
+                recruitLookingThread()
+            }
         }
         if case .finish(let stillRunning) = next {
             for index in stillRunning { Lane.cancel(tasks[index]) }

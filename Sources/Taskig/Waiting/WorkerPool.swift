@@ -52,6 +52,9 @@ final class WorkerPool: Sendable {
     /// Counts the jobs handed to spinning threads, so that they can watch for one without
     /// taking the lock.
     private let spinningHandOffs = Atomic(0)
+    /// How many spinning threads have no job handed to them yet, as of the last change under
+    /// the lock: a hint that lets submitters skip the lock when there are none.
+    private let spinningThreadsWithoutJob = Atomic(0)
 
     init(maximumThreads: Int, spareThreads: Int = 0, idleTimeout: TimeInterval) {
         precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
@@ -87,7 +90,7 @@ final class WorkerPool: Sendable {
     /// waiting for one to come free happens after the lock is released.
     @usableFromInline
     func trySubmit(_ job: @escaping Job, admission: Admission) -> Bool {
-        let placement = state.withLock { state in
+        let placement = withState { state in
             state.place(job, admission: admission, maximumThreads: maximumThreads, spareThreads: spareThreads)
         }
         switch placement {
@@ -105,11 +108,28 @@ final class WorkerPool: Sendable {
         return true
     }
 
+    /// Whether some thread is looking for work right now, as far as a lock-free look can
+    /// tell; ``trySubmitToSpinningThread(_:)`` gives the definite answer.
+    @usableFromInline
+    var hasThreadLookingForWork: Bool {
+        spinningThreadsWithoutJob.load(ordering: .relaxed) > 0
+    }
+
+    /// Runs `body` on the pool's state under its lock, and keeps
+    /// ``spinningThreadsWithoutJob`` up to date.
+    private func withState<Result>(_ body: (inout State) -> Result) -> Result {
+        state.withLock { state in
+            let result = body(&state)
+            spinningThreadsWithoutJob.store(state.spinningThreads - state.handedToSpinning.count, ordering: .relaxed)
+            return result
+        }
+    }
+
     /// Hands `job` to a thread that is looking for work right now, if there is one; this
     /// never wakes or starts a thread. Returns whether a thread took the job.
     @usableFromInline
     func trySubmitToSpinningThread(_ job: @escaping Job) -> Bool {
-        guard state.withLock({ state in state.handToSpinningThread(job) }) else { return false }
+        guard hasThreadLookingForWork, withState({ state in state.handToSpinningThread(job) }) else { return false }
         spinningHandOffs.add(1, ordering: .releasing)
         return true
     }
@@ -123,13 +143,13 @@ final class WorkerPool: Sendable {
     /// nothing, and that thread's signal goes to a semaphore nobody waits on any more.
     private func handToThreadComingFree(_ job: @escaping Job, served: DispatchSemaphore) {
         guard served.wait(timeout: .now() + Self.waitForFreeThread) == .timedOut else { return }
-        let withdrawn = state.withLock { state in state.withdrawOffer(servedBy: served) }
+        let withdrawn = withState { state in state.withdrawOffer(servedBy: served) }
         if withdrawn { startThread(running: job) }
     }
 
     /// The number of threads the pool has now, busy or idle.
     var currentThreadCount: Int {
-        state.withLock { $0.threadCount }
+        withState { $0.threadCount }
     }
 
     /// Starts a thread for `job`; the caller has already counted it in ``State/threadCount``.
@@ -160,7 +180,7 @@ final class WorkerPool: Sendable {
     /// signal is on its way, and it is consumed here so that the next park does not wake to
     /// no job.
     private func nextJob(parkingOn wakeUp: DispatchSemaphore) -> Job? {
-        let next = state.withLock { state in
+        let next = withState { state in
             state.takeOfferSpinOrPark(wakeUp, maximumSpinningThreads: maximumSpinningThreads)
         }
         switch next {
@@ -173,9 +193,9 @@ final class WorkerPool: Sendable {
             break
         }
         if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
-            return state.withLock { state in state.takeHandedJob() }
+            return withState { state in state.takeHandedJob() }
         }
-        let handed = state.withLock { state in state.leaveOrTakeHandedJob(parkedOn: wakeUp) }
+        let handed = withState { state in state.leaveOrTakeHandedJob(parkedOn: wakeUp) }
         if handed != nil { wakeUp.wait() }
         return handed
     }
@@ -190,11 +210,11 @@ final class WorkerPool: Sendable {
             let handOffs = spinningHandOffs.load(ordering: .acquiring)
             if handOffs != handOffsSeen {
                 handOffsSeen = handOffs
-                if let job = state.withLock({ state in state.takeJobWhileSpinning() }) { return job }
+                if let job = withState({ state in state.takeJobWhileSpinning() }) { return job }
             }
             sched_yield()
         }
-        return state.withLock { state in state.stopSpinning(parkingOn: wakeUp) }
+        return withState { state in state.stopSpinning(parkingOn: wakeUp) }
     }
 }
 
