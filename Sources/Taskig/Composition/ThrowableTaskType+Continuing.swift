@@ -14,12 +14,12 @@ extension ThrowableTaskType {
         let upstream =
             (self as? ChainLinkCarrier)?.chainLink
             ?? ChainLink(upstream: nil, operation: .start(AwaitedWork.run(of: self)))
-        let link = ChainLink(
-            upstream: upstream,
-            operation: .step(queue: queue, kind: QueueAffinity.kind(of: queue), transform: transform)
-        )
+        let kind = QueueAffinity.kind(of: queue)
+        let link = ChainLink(upstream: upstream, operation: .step(queue: queue, kind: kind, transform: transform))
         let token = (self as? CancellationTokenCarrier)?.cancellationToken ?? CancellationToken()
-        return ThrowableTask<U>(executionQueue: queue, cancellationToken: token, chainLink: link) { completion in
+        return ThrowableTask<U>(
+            executionQueue: queue, executionQueueKind: kind, cancellationToken: token, chainLink: link
+        ) { completion in
             ChainRun(tail: link, token: token) { outcome in
                 completion(outcome.map { $0 as! U })
             }.start()
