@@ -65,6 +65,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         /// The chunk size lanes have reached on quick chunks; back to 1 after a slow one.
         @usableFromInline
         var quickChunkLimit = 1
+
+        /// Whether the run is going on with tasks no lane has taken.
+        @inlinable
+        var hasTasksToHandOut: Bool { !machine.isFinished && machine.hasUnclaimedTasks }
         /// Records an outcome and says whether the run is over; it writes the caller's
         /// results, so it only ever runs under the lock.
         @usableFromInline
@@ -183,27 +187,18 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         if case .never = earlyEnd { callerLane = takeIdleLane(onlyIfTasksAreUnclaimed: true) }
         if callerLane != nil {
             // Threads looking for work right now cost nothing to wake.
-            for _ in 1..<min(laneCount, Self.processorCount) {
-                guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
-                let job: WorkerPool.Job = { self.runLane(lane) }
-                let started =
-                    WorkerPool.shared.trySubmitToSpinningThread(job)
-                    || (tasks.count >= Self.tasksWorthWakingAThread
-                        && WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit))
-                guard started else {
-                    returnIdleLane(lane)
-                    break
-                }
+            let wakesAThread = tasks.count >= Self.tasksWorthWakingAThread
+            let refused = startLanes(upTo: min(laneCount, ActiveProcessors.count) - 1) { job in
+                WorkerPool.shared.trySubmitToSpinningThread(job)
+                    || (wakesAThread && WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit))
             }
-        }
-        let startingLanes = callerLane == nil ? min(laneCount, Self.processorCount) : 0
-        for _ in 0..<startingLanes {
-            guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
-            guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: admission) else {
-                lanesRecruitEachOther.store(true, ordering: .relaxed)
-                callerLane = lane
-                break
-            }
+            if let refused { returnIdleLane(refused) }
+        } else if let refused = startLanes(
+            upTo: min(laneCount, ActiveProcessors.count),
+            { job in WorkerPool.shared.trySubmit(job, admission: admission) }
+        ) {
+            lanesRecruitEachOther.store(true, ordering: .relaxed)
+            callerLane = refused
         }
         rampUp(admission: admission)
         if let callerLane {
@@ -218,17 +213,12 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     @usableFromInline
     static var lanesJoinSpinNanoseconds: UInt64 { 50_000 }
 
-    /// Checks, yielding the processor in between, whether the other lanes finished. They are
-    /// usually in the middle of a short chunk, which ends well before a parked thread could be
-    /// woken again (tens of microseconds here); when they are not, this gives up after
-    /// ``lanesJoinSpinNanoseconds``.
+    /// Checks whether the other lanes finished (see ``BriefSpin``). They are usually in the
+    /// middle of a short chunk, which ends well before a parked thread could be woken again;
+    /// when they are not, this gives up after ``lanesJoinSpinNanoseconds``.
     @inlinable
     func awaitOtherLanesBriefly() {
-        let start = DispatchTime.now().uptimeNanoseconds
-        while finished.completedValue == nil {
-            guard DispatchTime.now().uptimeNanoseconds - start < Self.lanesJoinSpinNanoseconds else { return }
-            sched_yield()
-        }
+        _ = BriefSpin.until(atMost: Self.lanesJoinSpinNanoseconds) { finished.completedValue != nil }
     }
 
     /// From how many tasks a caller that runs a lane also wakes a parked worker for a second
@@ -238,11 +228,6 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     /// wait that follows soon gets it for free.
     @usableFromInline
     static var tasksWorthWakingAThread: Int { 512 }
-
-    /// Read once: on Linux `activeProcessorCount` reads the cgroup's files each time, which
-    /// costs more than a whole collection wait over a thousand short tasks.
-    @usableFromInline
-    static var processorCount: Int { ActiveProcessors.count }
 
     /// Has ``LaneRampClock`` look at the lanes after ``rampInterval``, and then as long as
     /// lanes are left to start (see ``lookAtLanes(admission:)``).
@@ -273,7 +258,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         }
         let lanesAreStuck = settled == settledBefore
         if lanesAreStuck { lanesGiveBackChunks.store(true, ordering: .relaxed) }
-        let wantedLanes = lanesAreStuck ? laneCount : max(runningLanes, Self.processorCount)
+        let wantedLanes = lanesAreStuck ? laneCount : max(runningLanes, ActiveProcessors.count)
         // The clock must not wait for a thread: every other run's look queues behind this one.
         // So a top-level caller's lanes first use only the pool's spare threads, and are asked
         // for again at the next looks; threads finishing other work are usually back by then.
@@ -287,21 +272,17 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         } else {
             atOnce = .atOnceWithinSpareThreads
         }
-        var refused = false
-        for _ in runningLanes..<max(runningLanes, wantedLanes) {
-            guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { break }
-            guard WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: atOnce) else {
-                returnIdleLane(lane)
-                lanesRecruitEachOther.store(true, ordering: .relaxed)
-                refused = true
-                break
-            }
+        let refusedLane = startLanes(upTo: wantedLanes - runningLanes) { job in
+            WorkerPool.shared.trySubmit(job, admission: atOnce)
+        }
+        let refused = refusedLane != nil
+        if let refusedLane {
+            returnIdleLane(refusedLane)
+            lanesRecruitEachOther.store(true, ordering: .relaxed)
         }
         return coordination.withLock { state in
             state.refusedSince = refused ? (state.refusedSince ?? now) : nil
-            guard !state.machine.isFinished && state.machine.hasUnclaimedTasks && !state.idleLanes.isEmpty else {
-                return nil
-            }
+            guard state.hasTasksToHandOut && !state.idleLanes.isEmpty else { return nil }
             // Threads refused now are mostly on their way back to the pool: ask again soon.
             if refused { return Self.retryAfterRefusal }
             state.rampInterval = min(state.rampInterval * 2, Self.longestRampInterval)
@@ -317,14 +298,32 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     @usableFromInline
     static var longestRefusalNanoseconds: UInt64 { 2_000_000 }
 
+    /// An idle lane, if any; with `onlyIfTasksAreUnclaimed`, only while the run has tasks to
+    /// hand out, and with `runningFewerThan`, only while fewer lanes than that run.
     @inlinable
-    func takeIdleLane(onlyIfTasksAreUnclaimed: Bool = false) -> Int? {
+    func takeIdleLane(onlyIfTasksAreUnclaimed: Bool = false, runningFewerThan limit: Int = .max) -> Int? {
         coordination.withLock { state in
-            guard !onlyIfTasksAreUnclaimed || (!state.machine.isFinished && state.machine.hasUnclaimedTasks) else {
+            guard !onlyIfTasksAreUnclaimed || state.hasTasksToHandOut, laneCount - state.idleLanes.count < limit else {
                 return nil
             }
             return state.idleLanes.popLast()
         }
+    }
+
+    /// Starts up to `count` more lanes while the run has tasks to hand out, each through
+    /// `submit`, which returns whether a thread took the lane's job. Stops at the first lane
+    /// refused, and returns it, still taken, for the caller to run or give back.
+    @inlinable
+    func startLanes(
+        upTo count: Int,
+        runningFewerThan limit: Int = .max,
+        _ submit: (@escaping WorkerPool.Job) -> Bool
+    ) -> Int? {
+        for _ in 0..<max(0, count) {
+            guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true, runningFewerThan: limit) else { break }
+            guard submit({ self.runLane(lane) }) else { return lane }
+        }
+        return nil
     }
 
     @inlinable
@@ -332,31 +331,19 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         coordination.withLock { $0.idleLanes.append(lane) }
     }
 
-    /// Starts one more lane, up to one per core, on a worker thread that is looking for work,
-    /// if there is work no lane has taken yet: a thread that came free after the run started
-    /// joins it without a wake-up.
+    /// Starts one more lane if the run has tasks to hand out and the pool a thread for it:
+    /// any thread, or with `lookingForWork` only one that is looking for work, up to one lane
+    /// per core, so that a thread that came free after the run started joins it without a
+    /// wake-up.
     @inlinable
-    func recruitLookingThread() {
-        let lane: Int? = coordination.withLock { state in
-            guard !state.machine.isFinished && state.machine.hasUnclaimedTasks,
-                laneCount - state.idleLanes.count < Self.processorCount
-            else { return nil }
-            return state.idleLanes.popLast()
-        }
-        guard let lane else { return }
-        if !WorkerPool.shared.trySubmitToSpinningThread({ self.runLane(lane) }) {
-            returnIdleLane(lane)
-        }
-    }
-
-    /// Starts one more lane on a worker if one is idle, the pool has a thread, and there is
-    /// work that no lane has taken yet.
-    @inlinable
-    func recruitLane() {
-        guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true) else { return }
-        if !WorkerPool.shared.trySubmit({ self.runLane(lane) }, admission: .refusedAtLimit) {
-            returnIdleLane(lane)
-        }
+    func recruitLane(lookingForWork: Bool = false) {
+        let refused =
+            lookingForWork
+            ? startLanes(upTo: 1, runningFewerThan: ActiveProcessors.count) { job in
+                WorkerPool.shared.trySubmitToSpinningThread(job)
+            }
+            : startLanes(upTo: 1) { job in WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit) }
+        if let refused { returnIdleLane(refused) }
     }
 
     @inlinable
@@ -458,7 +445,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             if lanesRecruitEachOther.load(ordering: .relaxed) {
                 recruitLane()
             } else if WorkerPool.shared.hasThreadLookingForWork {
-                recruitLookingThread()
+                recruitLane(lookingForWork: true)
             }
         }
         if case .finish(let stillRunning) = next {

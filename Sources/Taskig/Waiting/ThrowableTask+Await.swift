@@ -17,7 +17,7 @@ extension ThrowableTask {
     /// even when the work blocks), it waits as ``ThrowableTaskType/awaitResult()`` does.
     @inlinable
     public consuming func awaitResult() -> Result<T, Error> {
-        if case .returning = work, !MainThread.isCurrent, cancellationToken.isOnlyReference(),
+        if !MainThread.isCurrent, cancellationToken.isOnlyReference(),
             let outcome = TaskRun.outcomeComputedInPlace(of: self, cancellableWhileRunning: false)
         {
             return outcome

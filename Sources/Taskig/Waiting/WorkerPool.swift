@@ -200,20 +200,20 @@ final class WorkerPool: Sendable {
         return handed
     }
 
-    /// Looks for a job handed to spinning threads for ``spinWindowNanoseconds``, yielding the
-    /// processor between looks. Returns the job, or `nil` once the thread is listed as parked
+    /// Looks for a job handed to spinning threads for ``spinWindowNanoseconds`` (see
+    /// ``BriefSpin``). Returns the job, or `nil` once the thread is listed as parked
     /// on `wakeUp`.
     private func spinForJob(thenParkingOn wakeUp: DispatchSemaphore) -> Job? {
-        let start = DispatchTime.now().uptimeNanoseconds
         var handOffsSeen = spinningHandOffs.load(ordering: .acquiring)
-        while DispatchTime.now().uptimeNanoseconds - start < Self.spinWindowNanoseconds {
+        var job: Job?
+        let tookJob = BriefSpin.until(atMost: Self.spinWindowNanoseconds) {
             let handOffs = spinningHandOffs.load(ordering: .acquiring)
-            if handOffs != handOffsSeen {
-                handOffsSeen = handOffs
-                if let job = withState({ state in state.takeJobWhileSpinning() }) { return job }
-            }
-            sched_yield()
+            guard handOffs != handOffsSeen else { return false }
+            handOffsSeen = handOffs
+            job = withState { state in state.takeJobWhileSpinning() }
+            return job != nil
         }
+        if tookJob { return job }
         return withState { state in state.stopSpinning(parkingOn: wakeUp) }
     }
 }
