@@ -146,10 +146,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             runLanesOnWorkers()
         case .main, .other:
             if QueueAffinity.isCurrent(queue, kind: kind) {
-                runLane(takeIdleLane()!)
+                runLane(takeIdleLane()!, onWorkers: false)
             } else {
                 while let lane = takeIdleLane() {
-                    queue.async { self.runLane(lane) }
+                    queue.async { self.runLane(lane, onWorkers: false) }
                 }
             }
             _ = BlockingWait.value(of: finished)
@@ -202,7 +202,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         }
         rampUp(admission: admission)
         if let callerLane {
-            runLane(callerLane)
+            runLane(callerLane, onWorkers: true)
             awaitOtherLanesBriefly()
         }
         _ = BlockingWait.value(of: finished)
@@ -321,7 +321,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     ) -> Int? {
         for _ in 0..<max(0, count) {
             guard let lane = takeIdleLane(onlyIfTasksAreUnclaimed: true, runningFewerThan: limit) else { break }
-            guard submit({ self.runLane(lane) }) else { return lane }
+            guard submit({ self.runLane(lane, onWorkers: true) }) else { return lane }
         }
         return nil
     }
@@ -394,8 +394,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     @usableFromInline
     static var quickChunkNanoseconds: UInt64 { 20_000 }
 
+    /// Runs lane `lane` until the run has no more tasks for it.
+    ///
+    /// - Parameter onWorkers: the run's lanes are on Taskig's workers, so a lane may start
+    ///   others there. Lanes on a queue the caller named stay on it: a lane moved to a worker
+    ///   would wait for tasks sent to that queue, which the caller may be holding.
     @inlinable
-    func runLane(_ lane: Int) {
+    func runLane(_ lane: Int, onWorkers: Bool) {
         var next = BoundedRunStateMachine.NextAction.stop
         var chunkLimit = 1
         coordination.withLock { state in
@@ -444,7 +449,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             kept.removeAll(keepingCapacity: true)
             if lanesRecruitEachOther.load(ordering: .relaxed) {
                 recruitLane()
-            } else if WorkerPool.shared.hasThreadLookingForWork {
+            } else if onWorkers && WorkerPool.shared.hasThreadLookingForWork {
                 recruitLane(lookingForWork: true)
             }
         }
