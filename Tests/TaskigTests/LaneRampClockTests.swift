@@ -50,4 +50,49 @@ import Testing
         #expect(order.value == ["soon"])
         #expect(seconds.map { $0 < 1 * timingSlack } == true)
     }
+
+    @Test func aClockKeepsTickingForAWhileAfterItsLastWatchThenParks() async throws {
+        let clock = LaneRampClock(tick: 2_000_000, tickingPeriod: 200_000_000)
+        let looked = DispatchSemaphore(value: 0)
+        let states = try await withWatchdog { () -> (whileTicking: Bool, later: Bool, secondLookSeconds: Double) in
+            clock.watch(after: 0) {
+                looked.signal()
+                return nil
+            }
+            looked.wait()
+            sleep(seconds: 0.02)
+            let parkedWhileTicking = clock.isParked
+            let deadline = DispatchTime.now() + 5 * timingSlack
+            while !clock.isParked && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
+            let parkedLater = clock.isParked
+            // A parked clock is signalled, so a watch due at once is looked at at once.
+            let start = DispatchTime.now()
+            clock.watch(after: 0) {
+                looked.signal()
+                return nil
+            }
+            looked.wait()
+            return (parkedWhileTicking, parkedLater, secondsSince(start))
+        }
+        #expect(states?.whileTicking == false, "20 ms after its last watch began, the clock still ticks")
+        #expect(states?.later == true, "once the ticking period is over, the clock parks")
+        #expect(states.map { $0.secondLookSeconds < 0.1 * timingSlack } == true)
+    }
+
+    @Test func aWatchJoiningATickingClockIsLookedAtWithinATick() async throws {
+        let clock = LaneRampClock(tick: 5_000_000, tickingPeriod: 10_000_000_000)
+        let looked = DispatchSemaphore(value: 0)
+        let delays = try await withWatchdog { () -> [Double] in
+            (0..<5).map { _ in
+                let start = DispatchTime.now()
+                clock.watch(after: 0) {
+                    looked.signal()
+                    return nil
+                }
+                looked.wait()
+                return secondsSince(start)
+            }
+        }
+        #expect(delays.map { $0.allSatisfy { $0 < 0.005 + 0.1 * timingSlack } } == true)
+    }
 }
