@@ -58,7 +58,7 @@ import Testing
         let (values, seconds) = try #require(
             await withWatchdog { timed { (quick + blocking).awaitAll(concurrency: 20) } })
         #expect(values == Array(0..<5_000) + Array(0..<40))
-        #expect(timingSlack > 1 ? (2...20).contains(probe.peak) : probe.peak == 20)
+        #expect(timingSlack > 1 ? (2...20).contains(probe.peak) : probe.peak == 20, "peak \(probe.peak), \(seconds) s")
         // Two waves of 50 ms once every lane runs; one lane alone would take 2 s.
         #expect(seconds < 0.5 * timingSlack)
     }

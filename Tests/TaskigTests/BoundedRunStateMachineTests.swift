@@ -51,10 +51,49 @@ import Testing
     @Test func chunksAreAShareOfWhatIsLeftAmongTheLanesHoldingTasks() throws {
         var machine = BoundedRunStateMachine(count: 100, lanes: 50)
         // Alone, a lane may take half of what is left; with one other lane holding tasks, a quarter.
-        #expect(machine.claim(lane: 0, upTo: .max) == .run(0..<50))
-        #expect(machine.claim(lane: 1, upTo: .max) == .run(50..<62))
+        #expect(machine.claim(lane: 0, upTo: 64) == .run(0..<50))
+        #expect(machine.claim(lane: 1, upTo: 64) == .run(50..<62))
         // Lane 0 settles its chunk, so it no longer counts among the lanes holding tasks.
-        #expect(machine.settle(lane: 0, settled: 50, nextChunkUpTo: .max) == .run(62..<71))
+        #expect(machine.settle(lane: 0, settled: 50, nextChunkUpTo: 64) == .run(62..<71))
+    }
+
+    @Test func tasksHeldBeyondTheRunningOnesCanStillUseMoreLanes() throws {
+        var machine = BoundedRunStateMachine(count: 10, lanes: 3)
+        #expect(machine.claim(lane: 0, upTo: 8) == .run(0..<5))
+        #expect(machine.claim(lane: 1, upTo: 24) == .run(5..<8))
+        #expect(machine.claim(lane: 2, upTo: 16) == .run(8..<10))
+        #expect(machine.hasUnclaimedTasks == false)
+        #expect(machine.lanesHoldTasksBeyondTheirCurrentOne, "lane 0 could give back four of its tasks")
+        #expect(machine.settle(lane: 0, settled: 4, nextChunkUpTo: 8) == .run(4..<5))
+        #expect(machine.settle(lane: 1, settled: 2, nextChunkUpTo: 8) == .run(7..<8))
+        #expect(machine.settle(lane: 2, settled: 1, nextChunkUpTo: 8) == .run(9..<10))
+        #expect(machine.lanesHoldTasksBeyondTheirCurrentOne == false, "each lane holds only the task it runs")
+    }
+
+    @Test func lanesAskForMoreTasksTheQuickerTheirLastChunkWas() throws {
+        typealias Run = BoundedConcurrentRun<PlainLaneWork<Task<Int>>>
+        #expect(Run.nextChunkLimit(after: 1, took: 500) == 8)
+        #expect(Run.nextChunkLimit(after: 8, took: 10_000) == 16)
+        #expect(Run.nextChunkLimit(after: 64, took: 1_000) == BoundedRunStateMachine.maximumChunkSize)
+        #expect(Run.nextChunkLimit(after: 128, took: 19_000) == BoundedRunStateMachine.maximumChunkSize)
+        #expect(Run.nextChunkLimit(after: 128, took: 20_000) == 1, "a slow chunk sends the lane back to one task")
+    }
+
+    @Test func chunksShrinkNoFurtherThanAnEighthOfWhatTheLaneAsksFor() throws {
+        var machine = BoundedRunStateMachine(count: 1000, lanes: 2)
+        var sizes: [Int] = []
+        var next = machine.claim(lane: 0, upTo: 128)
+        while case .run(let chunk) = next {
+            sizes.append(chunk.count)
+            next = machine.settle(lane: 0, settled: chunk.count, nextChunkUpTo: 128)
+        }
+        #expect(sizes.reduce(0, +) == 1000)
+        #expect(sizes.dropLast().allSatisfy { $0 >= 16 }, "\(sizes)")
+        #expect(sizes.last == 1000 - sizes.dropLast().reduce(0, +))
+        // A lane that asks for one task at a time still gets one, down to the last.
+        var slow = BoundedRunStateMachine(count: 3, lanes: 1)
+        #expect(slow.claim(lane: 0, upTo: 1) == .run(0..<1))
+        #expect(slow.settle(lane: 0, settled: 1, nextChunkUpTo: 1) == .run(1..<2))
     }
 
     @Test func tasksGivenBackAreHandedOutAgainOneAtATimeBeforeNewOnes() throws {

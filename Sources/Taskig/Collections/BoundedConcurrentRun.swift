@@ -49,8 +49,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     struct Coordination {
         @usableFromInline
         var machine: BoundedRunStateMachine
-        /// Lane numbers not running yet: lanes start when a worker is free, and a lane that
-        /// finds a chunk boundary with work left tries to start one more.
+        /// Lane numbers not running: lanes start when a worker is free, and a lane that
+        /// finds a chunk boundary with work left tries to start one more. A lane that finds
+        /// nothing to take while the run goes on is idle again.
         @usableFromInline
         var idleLanes: [Int]
         /// How many tasks had settled when the ramp last looked.
@@ -66,9 +67,22 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         @usableFromInline
         var quickChunkLimit = 1
 
+        /// Makes `lane` idle again when `next` stops it while the run goes on: tasks that other
+        /// lanes hold now may be given back later, and the ramp may then start it again.
+        @inlinable
+        mutating func returnLaneIfItStops(_ lane: Int, next: BoundedRunStateMachine.NextAction) {
+            if next == .stop && !machine.isFinished { idleLanes.append(lane) }
+        }
+
         /// Whether the run is going on with tasks no lane has taken.
         @inlinable
         var hasTasksToHandOut: Bool { !machine.isFinished && machine.hasUnclaimedTasks }
+        /// Whether the run is going on with tasks that more lanes could run: tasks no lane
+        /// has taken, or tasks lanes hold and would give back if they got stuck.
+        @inlinable
+        var mayUseMoreLanes: Bool {
+            !machine.isFinished && (machine.hasUnclaimedTasks || machine.lanesHoldTasksBeyondTheirCurrentOne)
+        }
         /// Records an outcome and says whether the run is over; it writes the caller's
         /// results, so it only ever runs under the lock.
         @usableFromInline
@@ -148,7 +162,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             if QueueAffinity.isCurrent(queue, kind: kind) {
                 runLane(takeIdleLane()!, onWorkers: false)
             } else {
-                while let lane = takeIdleLane() {
+                // Each lane once: a lane that finds nothing to take is idle again at once.
+                for _ in 0..<laneCount {
+                    guard let lane = takeIdleLane() else { break }
                     queue.async { self.runLane(lane, onWorkers: false) }
                 }
             }
@@ -238,14 +254,17 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
 
     /// One look of the ramp, which adds lanes while tasks are left that no lane has taken:
     ///
-    /// - when no task settled since the last look, the running lanes are blocked or busy
-    ///   with long tasks, so every remaining lane starts, up to `concurrency`;
+    /// - when no task settled since the last look, or at any look before, the running lanes
+    ///   are blocked or busy with long tasks, so every remaining lane starts, up to
+    ///   `concurrency`;
     /// - otherwise the lanes are getting through short tasks, and lanes are only added up to
     ///   one per core, since more threads would only take turns on the same cores.
     ///
-    /// The ramp looks again, less and less often, as long as lanes are left to start, so a
-    /// run whose tasks start blocking later still reaches its full concurrency. Returns the
-    /// seconds until the next look, or `nil` when there is no need for one.
+    /// The ramp looks again, less and less often, as long as tasks are left that more lanes
+    /// could run, so a run whose tasks start blocking later still reaches its full
+    /// concurrency. Tasks that lanes hold in their chunks count too: once stuck, the lanes
+    /// give them back. Returns the seconds until the next look, or `nil` when there is no
+    /// need for one.
     @inlinable
     func lookAtLanes(admission: WorkerPool.Admission) -> Double? {
         let now = DispatchTime.now().uptimeNanoseconds
@@ -256,9 +275,11 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                 state.refusedSince
             )
         }
-        let lanesAreStuck = settled == settledBefore
-        if lanesAreStuck { lanesGiveBackChunks.store(true, ordering: .relaxed) }
-        let wantedLanes = lanesAreStuck ? laneCount : max(runningLanes, ActiveProcessors.count)
+        // Lanes found stuck once have tasks that block: from then on the run wants every lane,
+        // also when the tasks the stuck lanes give back only become free after a later look.
+        let lanesWereStuck = settled == settledBefore || lanesGiveBackChunks.load(ordering: .relaxed)
+        if lanesWereStuck { lanesGiveBackChunks.store(true, ordering: .relaxed) }
+        let wantedLanes = lanesWereStuck ? laneCount : max(runningLanes, ActiveProcessors.count)
         // The clock must not wait for a thread: every other run's look queues behind this one.
         // So a top-level caller's lanes first use only the pool's spare threads, and are asked
         // for again at the next looks; threads finishing other work are usually back by then.
@@ -282,7 +303,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         }
         return coordination.withLock { state in
             state.refusedSince = refused ? (state.refusedSince ?? now) : nil
-            guard state.hasTasksToHandOut && !state.idleLanes.isEmpty else { return nil }
+            // Looks go on while every lane runs too: a lane that finds nothing to take is
+            // idle again, and tasks given back later may need it.
+            guard state.mayUseMoreLanes else { return nil }
             // Threads refused now are mostly on their way back to the pool: ask again soon.
             if refused { return Self.retryAfterRefusal }
             state.rampInterval = min(state.rampInterval * 2, Self.longestRampInterval)
@@ -388,11 +411,20 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     }
 
     /// A chunk that took less than this many nanoseconds lets its lane ask for twice as many
-    /// tasks next time; a slower one sends it back to one at a time. So a lane takes large
-    /// chunks of short tasks, and a lane whose tasks block never holds tasks that another
-    /// lane could be running.
+    /// tasks next time (eight times as many if it took less than an eighth of that); a
+    /// slower one sends it back to one at a time. So a lane soon takes large chunks of short
+    /// tasks, and a lane whose tasks block never holds tasks that another lane could be
+    /// running.
     @usableFromInline
     static var quickChunkNanoseconds: UInt64 { 20_000 }
+
+    /// How many tasks a lane asks for after a chunk of `size` tasks that took `nanoseconds`.
+    @inlinable
+    static func nextChunkLimit(after size: Int, took nanoseconds: UInt64) -> Int {
+        guard nanoseconds < quickChunkNanoseconds else { return 1 }
+        let growth = nanoseconds < quickChunkNanoseconds / 8 ? 8 : 2
+        return min(size * growth, BoundedRunStateMachine.maximumChunkSize)
+    }
 
     /// Runs lane `lane` until the run has no more tasks for it.
     ///
@@ -407,11 +439,12 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             // A lane joining a run of quick tasks starts where the others have got to.
             chunkLimit = state.quickChunkLimit
             next = state.machine.claim(lane: lane, upTo: chunkLimit)
+            state.returnLaneIfItStops(lane, next: next)
         }
         var kept: [(index: Int, outcome: Outcome)] = []
         kept.reserveCapacity(BoundedRunStateMachine.maximumChunkSize)
+        var chunkStart = DispatchTime.now().uptimeNanoseconds
         while case .run(let chunk) = next {
-            let chunkStart = DispatchTime.now().uptimeNanoseconds
             var settled = chunk.count
             var endingOutcome: Outcome?
             var givingBackTheRest = false
@@ -425,8 +458,11 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                 settled = index - chunk.lowerBound + 1
                 givingBackTheRest = true
             }
-            let wasQuick = DispatchTime.now().uptimeNanoseconds - chunkStart < Self.quickChunkNanoseconds
-            chunkLimit = wasQuick ? min(chunkLimit * 2, BoundedRunStateMachine.maximumChunkSize) : 1
+            // The next chunk's clock starts here too: one reading per chunk.
+            let chunkEnd = DispatchTime.now().uptimeNanoseconds
+            chunkLimit = Self.nextChunkLimit(after: chunkLimit, took: chunkEnd - chunkStart)
+            let wasQuick = chunkLimit > 1
+            chunkStart = chunkEnd
             coordination.withLock { state in
                 guard !state.machine.isFinished else {
                     next = .stop
@@ -444,6 +480,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                 next = state.machine.settle(
                     lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit,
                     givingBackTheRest: givingBackTheRest)
+                state.returnLaneIfItStops(lane, next: next)
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)

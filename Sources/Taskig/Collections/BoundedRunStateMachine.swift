@@ -4,15 +4,22 @@
 /// Tasks are handed out in input order, in chunks: a lane takes a run of consecutive
 /// tasks, so that thousands of short tasks do not fight over the lock for each one. A chunk
 /// is never more than the lane asks for (lanes ask for more while their tasks are quick,
-/// see ``BoundedConcurrentRun``), nor more than `maximumChunkSize`, nor more than half of
-/// an even share of what is left among the lanes holding tasks, so chunks shrink as the
-/// work runs out. A lane reports what it settled when it takes its next chunk.
+/// see ``BoundedConcurrentRun``), nor more than `maximumChunkSize`. Within that, it is half
+/// of an even share of what is left among the lanes holding tasks, so chunks shrink as the
+/// work runs out, but not below an eighth of what the lane asked for: a lane that asks for
+/// many tasks has found them quick, and for quick tasks a slightly uneven finish costs less
+/// than the many trips through the lock that chunks of one or two tasks would take. A lane reports what it settled when it takes its next chunk.
 /// The run finishes when every task has settled, or earlier when a settled task asks for
 /// it (a failure under fail-fast, a race that was won); from then on nothing is handed out.
 @usableFromInline
 struct BoundedRunStateMachine {
     @usableFromInline
     static let maximumChunkSize = 128
+
+    /// A chunk is never smaller than what the lane asked for divided by this, while tasks
+    /// are left.
+    @usableFromInline
+    static let smallestShareDivisor = 8
 
     @usableFromInline
     let count: Int
@@ -95,6 +102,11 @@ struct BoundedRunStateMachine {
     @inlinable
     var hasUnclaimedTasks: Bool { nextIndex < count || !givenBack.isEmpty }
 
+    /// Whether some lane holds tasks besides the one it is running: tasks it may give back
+    /// for other lanes to run.
+    @inlinable
+    var lanesHoldTasksBeyondTheirCurrentOne: Bool { unsettledByLane.contains { $0.count > 1 } }
+
     /// The next chunk for a lane that holds no tasks: one that is starting, or one that
     /// settled all it held.
     ///
@@ -111,7 +123,8 @@ struct BoundedRunStateMachine {
         } else {
             let remaining = count - nextIndex
             let share = remaining / ((lanesHoldingTasks + 1) * 2)
-            let size = max(1, min(share, limit, Self.maximumChunkSize))
+            let wanted = min(limit, Self.maximumChunkSize)
+            let size = max(1, min(remaining, wanted, max(share, wanted / Self.smallestShareDivisor)))
             chunk = nextIndex..<(nextIndex + size)
             nextIndex += size
         }
