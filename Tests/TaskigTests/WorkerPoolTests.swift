@@ -141,6 +141,30 @@ import Testing
         #expect(pool.currentThreadCount == 1, "the job went to the thread that was already there")
     }
 
+    @Test func jobsHandedToThreadsThatFindTheirProcessorBusyRunExactlyOnce() async throws {
+        // With no time allowed for a yield, every spin ends as if the processor were busy:
+        // a hand-off that lands just then must still run.
+        let pool = WorkerPool(maximumThreads: 2, idleTimeout: 60, busyProcessorYield: 0)
+        let runs = LockedValue<[Int]>(Array(repeating: 0, count: 400))
+        let finished = DispatchGroup()
+        let allRan = try await withWatchdog { () -> Bool in
+            for job in 0..<400 {
+                finished.enter()
+                let work: WorkerPool.Job = {
+                    runs.update { $0[job] += 1 }
+                    finished.leave()
+                }
+                if !pool.trySubmitToSpinningThread(work) {
+                    #expect(pool.trySubmit(work, admission: .always))
+                }
+            }
+            return finished.wait(timeout: .now() + 10 * timingSlack) == .success
+        }
+        #expect(allRan == true)
+        sleep(seconds: 0.01)
+        #expect(runs.value.allSatisfy { $0 == 1 })
+    }
+
     @Test func spareThreadsBoundTheRampsLanes() async throws {
         let pool = WorkerPool(maximumThreads: 1, spareThreads: 1, idleTimeout: 1)
         let release = DispatchSemaphore(value: 0)

@@ -8,15 +8,29 @@ import Foundation
 /// core can run.
 @usableFromInline
 enum BriefSpin {
-    /// Calls `isDone` until it returns `true` or `nanoseconds` have passed. Returns whether
-    /// `isDone` returned `true`.
+    /// How a spin ended.
+    @usableFromInline
+    enum End {
+        /// `isDone` returned `true`.
+        case done
+        /// The time ran out.
+        case timedOut
+        /// One yield took longer than the spin's `yieldLimit`: another thread was busy on
+        /// this processor, and a thread that goes on spinning there only runs in its gaps.
+        case processorBusy
+    }
+
+    /// Calls `isDone` until it returns `true` or `nanoseconds` have passed, or, with a
+    /// `yieldLimit`, until one yield took longer than that.
     @inlinable
-    static func until(atMost nanoseconds: UInt64, _ isDone: () -> Bool) -> Bool {
+    static func until(atMost nanoseconds: UInt64, yieldLimit: UInt64 = .max, _ isDone: () -> Bool) -> End {
         let start = DispatchTime.now().uptimeNanoseconds
         while !isDone() {
-            guard DispatchTime.now().uptimeNanoseconds - start < nanoseconds else { return false }
+            let beforeYield = DispatchTime.now().uptimeNanoseconds
+            guard beforeYield - start < nanoseconds else { return .timedOut }
             sched_yield()
+            guard DispatchTime.now().uptimeNanoseconds - beforeYield < yieldLimit else { return .processorBusy }
         }
-        return true
+        return .done
     }
 }

@@ -21,6 +21,10 @@ import Synchronization
 /// ``spinWindowNanoseconds``) before it parks: handing a job to such a thread costs no
 /// wake-up, which here takes tens of microseconds, longer than many whole collection waits.
 /// At most ``maximumSpinningThreads`` look at once, yielding the processor between looks.
+/// A thread whose yield comes back late shares its processor with a busy thread, often
+/// the very submitter that would hand it a job, while another processor may be idle: it
+/// stops looking, and parks after any job it was handed meanwhile, so that its next wake-up
+/// lets the system place it where there is room.
 ///
 /// Synchronization: every count and list is in one ``LockedState`` (see ``State``), and each
 /// idle thread parks on a semaphore of its own. A submission takes one idle thread off the
@@ -47,6 +51,7 @@ final class WorkerPool: Sendable {
     /// may use.
     let spareThreads: Int
     private let idleTimeout: TimeInterval
+    private let busyProcessorYield: UInt64
     private let maximumSpinningThreads = max(1, ActiveProcessors.count / 2)
     private let state = LockedState(State())
     /// Counts the jobs handed to spinning threads, so that they can watch for one without
@@ -56,11 +61,16 @@ final class WorkerPool: Sendable {
     /// the lock: a hint that lets submitters skip the lock when there are none.
     private let spinningThreadsWithoutJob = Atomic(0)
 
-    init(maximumThreads: Int, spareThreads: Int = 0, idleTimeout: TimeInterval) {
+    /// - Parameter busyProcessorYield: how many nanoseconds one yield of a spinning thread
+    ///   may take before the thread takes its processor as busy with another thread.
+    init(
+        maximumThreads: Int, spareThreads: Int = 0, idleTimeout: TimeInterval, busyProcessorYield: UInt64 = 10_000
+    ) {
         precondition(maximumThreads >= 1, "WorkerPool needs at least one thread")
         self.maximumThreads = maximumThreads
         self.spareThreads = spareThreads
         self.idleTimeout = idleTimeout
+        self.busyProcessorYield = busyProcessorYield
     }
 
     /// Whether a job may be refused at the limit.
@@ -159,62 +169,74 @@ final class WorkerPool: Sendable {
         thread.start()
     }
 
-    /// A worker thread's life: its first job, then whatever ``nextJob(parkingOn:)`` gives it.
+    /// A worker thread's life: its first job, then whatever ``nextJob(parkingOn:mayLookForWork:)``
+    /// gives it.
     private func work(startingWith first: @escaping Job) {
         WorkerThread.markCurrent()
         let wakeUp = DispatchSemaphore(value: 0)
         var job: Job? = first
+        var mayLookForWork = true
         while let current = job {
             current()
-            job = nextJob(parkingOn: wakeUp)
+            (job, mayLookForWork) = nextJob(parkingOn: wakeUp, mayLookForWork: mayLookForWork)
         }
     }
 
     /// The next job for a thread that has finished one, or `nil` once it has been idle for
-    /// `idleTimeout` and has left the pool.
+    /// `idleTimeout` and has left the pool; and whether the thread may look for work after
+    /// that job.
     ///
     /// A submitter waiting for a thread to come free is served first. Otherwise the thread
-    /// spins for a moment if few others do, and then parks on `wakeUp`, listed as idle. Its wait may time out just as a submitter picks it:
-    /// the lock tells which happened first. If the thread is still listed, nobody can pick it
-    /// any more and it ends; if not, its job is already handed over and the submitter's
-    /// signal is on its way, and it is consumed here so that the next park does not wake to
-    /// no job.
-    private func nextJob(parkingOn wakeUp: DispatchSemaphore) -> Job? {
+    /// spins for a moment if few others do and `mayLookForWork`, and then parks on `wakeUp`,
+    /// listed as idle. Its wait may time out just as a submitter picks it: the lock tells
+    /// which happened first. If the thread is still listed, nobody can pick it any more and
+    /// it ends; if not, its job is already handed over and the submitter's signal is on its
+    /// way, and it is consumed here so that the next park does not wake to no job.
+    ///
+    /// A thread whose spin found its processor busy with another thread parks after its
+    /// next job instead of spinning: a job handed to it would share that processor, often
+    /// with the submitter itself, while another stays idle. Woken from its park, it runs
+    /// wherever the system finds room.
+    private func nextJob(parkingOn wakeUp: DispatchSemaphore, mayLookForWork: Bool) -> (Job?, Bool) {
         let next = withState { state in
-            state.takeOfferSpinOrPark(wakeUp, maximumSpinningThreads: maximumSpinningThreads)
+            state.takeOfferSpinOrPark(
+                wakeUp, maximumSpinningThreads: mayLookForWork ? maximumSpinningThreads : 0)
         }
         switch next {
         case .offer(let offer):
             offer.served.signal()
-            return offer.job
+            return (offer.job, mayLookForWork)
         case .spin:
-            if let job = spinForJob(thenParkingOn: wakeUp) { return job }
+            let (job, processorWasFree) = spinForJob(thenParkingOn: wakeUp)
+            if let job { return (job, processorWasFree) }
         case .park:
             break
         }
         if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
-            return withState { state in state.takeHandedJob() }
+            return (withState { state in state.takeHandedJob() }, true)
         }
         let handed = withState { state in state.leaveOrTakeHandedJob(parkedOn: wakeUp) }
         if handed != nil { wakeUp.wait() }
-        return handed
+        return (handed, true)
     }
 
     /// Looks for a job handed to spinning threads for ``spinWindowNanoseconds`` (see
     /// ``BriefSpin``). Returns the job, or `nil` once the thread is listed as parked
-    /// on `wakeUp`.
-    private func spinForJob(thenParkingOn wakeUp: DispatchSemaphore) -> Job? {
+    /// on `wakeUp`; and whether the processor was free of other busy threads meanwhile.
+    private func spinForJob(thenParkingOn wakeUp: DispatchSemaphore) -> (Job?, Bool) {
         var handOffsSeen = spinningHandOffs.load(ordering: .acquiring)
         var job: Job?
-        let tookJob = BriefSpin.until(atMost: Self.spinWindowNanoseconds) {
+        let end = BriefSpin.until(
+            atMost: Self.spinWindowNanoseconds, yieldLimit: busyProcessorYield
+        ) {
             let handOffs = spinningHandOffs.load(ordering: .acquiring)
             guard handOffs != handOffsSeen else { return false }
             handOffsSeen = handOffs
             job = withState { state in state.takeJobWhileSpinning() }
             return job != nil
         }
-        if tookJob { return job }
-        return withState { state in state.stopSpinning(parkingOn: wakeUp) }
+        if end == .done { return (job, true) }
+        return (withState { state in state.stopSpinning(parkingOn: wakeUp) }, end != .processorBusy)
     }
 }
 
