@@ -84,7 +84,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             !machine.isFinished && (machine.hasUnclaimedTasks || machine.lanesHoldTasksBeyondTheirCurrentOne)
         }
         /// Records an outcome and says whether the run is over; it writes the caller's
-        /// results, so it only ever runs under the lock.
+        /// results, so it runs under the lock (but see ``settleOutsideTheLock``).
         @usableFromInline
         let settle: (Outcome, Int) -> Verdict
 
@@ -108,6 +108,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     /// on the task's queue.
     @usableFromInline
     nonisolated(unsafe) let tasks: [Element]
+    /// `settle`, in a run where no outcome can end the run early: each lane records its
+    /// outcomes itself, each into its own slots, and takes the lock only to report how many
+    /// it settled, so two lanes rarely wait for each other at a chunk boundary. Not
+    /// `Sendable` for the compiler, but the contract of `init`'s `settle` makes these calls
+    /// safe.
+    @usableFromInline
+    nonisolated(unsafe) let settleOutsideTheLock: ((Outcome, Int) -> Verdict)?
     /// Set once the run is over; lanes read it before each task so they start nothing more.
     @usableFromInline
     let isFinished = Atomic(false)
@@ -128,8 +135,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
 
     /// - Parameters:
     ///   - earlyEnd: the outcomes that can end the run early, so must be reported at once.
-    ///   - settle: records an outcome, under the lock, and says whether the run is over.
-    ///     It is called at most once per task and never after the run finished.
+    ///   - settle: records an outcome and says whether the run is over. It is called at
+    ///     most once per task and never after the run finished; under the lock, except in
+    ///     a run whose `earlyEnd` is `.never`, where lanes call it at once, each for tasks
+    ///     of its own, so it must touch nothing but the slot of the task it is given.
     @inlinable
     init(
         _ lane: Lane.Type,
@@ -141,6 +150,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         self.tasks = tasks
         self.laneCount = min(concurrency, tasks.count)
         self.earlyEnd = earlyEnd
+        if case .never = earlyEnd { settleOutsideTheLock = settle } else { settleOutsideTheLock = nil }
         self.coordination = LockedState(
             Coordination(
                 machine: BoundedRunStateMachine(count: tasks.count, lanes: laneCount),
@@ -463,6 +473,10 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             chunkLimit = Self.nextChunkLimit(after: chunkLimit, took: chunkEnd - chunkStart)
             let wasQuick = chunkLimit > 1
             chunkStart = chunkEnd
+            if let settleOutsideTheLock {
+                for (index, outcome) in kept { _ = settleOutsideTheLock(outcome, index) }
+                kept.removeAll(keepingCapacity: true)
+            }
             coordination.withLock { state in
                 guard !state.machine.isFinished else {
                     next = .stop
