@@ -165,6 +165,55 @@ import Testing
         #expect(runs.value.allSatisfy { $0 == 1 })
     }
 
+    @Test func spinningThreadsThatStoppedLookingGetNoJobsAndDoNotHoldTheirPlace() {
+        var state = WorkerPool.State()
+        let first = DispatchSemaphore(value: 0)
+        let second = DispatchSemaphore(value: 0)
+        state.threadCount = 2
+        guard case .spin = state.takeOfferSpinOrPark(first, maximumSpinningThreads: 1, spinnersAreLooking: false)
+        else {
+            Issue.record("a thread that finished a job looks for the next when nobody else does")
+            return
+        }
+        if case .spin = state.takeOfferSpinOrPark(second, maximumSpinningThreads: 1, spinnersAreLooking: true) {
+            Issue.record("while the spinning thread looks, a second one parks")
+        }
+        // The second thread parked; a job goes to it rather than to a spinning thread that is
+        // not looking (not running, so it would take the job only whenever it runs again).
+        guard
+            case .handedToIdleThread(let woken) = state.place(
+                {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: false)
+        else {
+            Issue.record("a job went to a spinning thread that was not looking")
+            return
+        }
+        #expect(woken === second)
+        // Once it has run that job, it may look for work in place of the one that stopped.
+        _ = state.takeHandedJob()
+        guard case .spin = state.takeOfferSpinOrPark(second, maximumSpinningThreads: 1, spinnersAreLooking: false)
+        else {
+            Issue.record("a spinning thread that stopped looking kept its place")
+            return
+        }
+        guard
+            case .handedToSpinningThread = state.place(
+                {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: true)
+        else {
+            Issue.record("a job did not go to a spinning thread that was looking")
+            return
+        }
+        // With no thread parked, a spinning thread that is not looking still takes a job,
+        // rather than the pool refusing it or starting a thread.
+        _ = state.takeJobWhileSpinning()
+        guard
+            case .handedToSpinningThread = state.place(
+                {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: false)
+        else {
+            Issue.record("a job was refused or got a new thread while a spinning thread could take it")
+            return
+        }
+    }
+
     @Test func spareThreadsBoundTheRampsLanes() async throws {
         let pool = WorkerPool(maximumThreads: 1, spareThreads: 1, idleTimeout: 1)
         let release = DispatchSemaphore(value: 0)

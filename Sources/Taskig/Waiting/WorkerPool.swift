@@ -24,7 +24,9 @@ import Synchronization
 /// A thread whose yield comes back late shares its processor with a busy thread, often
 /// the very submitter that would hand it a job, while another processor may be idle: it
 /// stops looking, and parks after any job it was handed meanwhile, so that its next wake-up
-/// lets the system place it where there is room.
+/// lets the system place it where there is room. Until it runs again, it has not looked
+/// for a job lately: submitters then prefer a parked thread, and another thread may look
+/// in its place.
 ///
 /// Synchronization: every count and list is in one ``LockedState`` (see ``State``), and each
 /// idle thread parks on a semaphore of its own. A submission takes one idle thread off the
@@ -60,6 +62,10 @@ final class WorkerPool: Sendable {
     /// How many spinning threads have no job handed to them yet, as of the last change under
     /// the lock: a hint that lets submitters skip the lock when there are none.
     private let spinningThreadsWithoutJob = Atomic(0)
+    /// When a spinning thread last looked for a job, in uptime nanoseconds. A spinning
+    /// thread that has not looked for longer than ``busyProcessorYield`` is not running:
+    /// a job handed to it would wait until it runs again, however long that takes.
+    private let lastLookForWork = Atomic<UInt64>(0)
 
     /// - Parameter busyProcessorYield: how many nanoseconds one yield of a spinning thread
     ///   may take before the thread takes its processor as busy with another thread.
@@ -100,8 +106,11 @@ final class WorkerPool: Sendable {
     /// waiting for one to come free happens after the lock is released.
     @usableFromInline
     func trySubmit(_ job: @escaping Job, admission: Admission) -> Bool {
+        let spinnersAreLooking = spinningThreadsAreLooking
         let placement = withState { state in
-            state.place(job, admission: admission, maximumThreads: maximumThreads, spareThreads: spareThreads)
+            state.place(
+                job, admission: admission, maximumThreads: maximumThreads, spareThreads: spareThreads,
+                spinnersAreLooking: spinnersAreLooking)
         }
         switch placement {
         case .handedToSpinningThread:
@@ -122,7 +131,12 @@ final class WorkerPool: Sendable {
     /// tell; ``trySubmitToSpinningThread(_:)`` gives the definite answer.
     @usableFromInline
     var hasThreadLookingForWork: Bool {
-        spinningThreadsWithoutJob.load(ordering: .relaxed) > 0
+        spinningThreadsWithoutJob.load(ordering: .relaxed) > 0 && spinningThreadsAreLooking
+    }
+
+    /// Whether a spinning thread looked for a job within the last ``busyProcessorYield``.
+    private var spinningThreadsAreLooking: Bool {
+        DispatchTime.now().uptimeNanoseconds &- lastLookForWork.load(ordering: .relaxed) < busyProcessorYield
     }
 
     /// Runs `body` on the pool's state under its lock, and keeps
@@ -200,7 +214,8 @@ final class WorkerPool: Sendable {
     private func nextJob(parkingOn wakeUp: DispatchSemaphore, mayLookForWork: Bool) -> (Job?, Bool) {
         let next = withState { state in
             state.takeOfferSpinOrPark(
-                wakeUp, maximumSpinningThreads: mayLookForWork ? maximumSpinningThreads : 0)
+                wakeUp, maximumSpinningThreads: mayLookForWork ? maximumSpinningThreads : 0,
+                spinnersAreLooking: spinningThreadsAreLooking)
         }
         switch next {
         case .offer(let offer):
@@ -229,6 +244,7 @@ final class WorkerPool: Sendable {
         let end = BriefSpin.until(
             atMost: Self.spinWindowNanoseconds, yieldLimit: busyProcessorYield
         ) {
+            lastLookForWork.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             let handOffs = spinningHandOffs.load(ordering: .acquiring)
             guard handOffs != handOffsSeen else { return false }
             handOffsSeen = handOffs
@@ -249,7 +265,7 @@ extension WorkerPool {
     /// takes one before it stops spinning if there are as many jobs as spinning threads; and
     /// there is never an idle thread and an offer at once, since a thread finishing a job
     /// takes the offers before it spins or parks.
-    private struct State {
+    struct State {
         /// Threads the pool has, busy or idle, including those about to start.
         var threadCount = 0
         /// The semaphores of parked threads, the one parked last at the end. The next job
@@ -270,13 +286,17 @@ extension WorkerPool {
             _ job: @escaping Job,
             admission: Admission,
             maximumThreads: Int,
-            spareThreads: Int
+            spareThreads: Int,
+            spinnersAreLooking: Bool
         ) -> Placement {
-            if handToSpinningThread(job) { return .handedToSpinningThread }
+            if spinnersAreLooking && handToSpinningThread(job) { return .handedToSpinningThread }
             if let wakeUp = idleThreads.popLast() {
                 handedOver.append(job)
                 return .handedToIdleThread(wakeUp)
             }
+            // A spinning thread that is not looking right now takes the job once it runs
+            // again, which is no later than a new thread would get to run.
+            if handToSpinningThread(job) { return .handedToSpinningThread }
             if threadCount >= maximumThreads {
                 switch admission {
                 case .refusedAtLimit:
@@ -312,10 +332,14 @@ extension WorkerPool {
         }
 
         /// For a thread that finished a job: the oldest offer; or else spinning, when fewer
-        /// than `maximumSpinningThreads` do; or else parking, listed as idle.
-        mutating func takeOfferSpinOrPark(_ wakeUp: DispatchSemaphore, maximumSpinningThreads: Int) -> AfterJob {
+        /// than `maximumSpinningThreads` do, or when those that do are not looking (they are
+        /// not running, see ``WorkerPool/lastLookForWork``), as long as
+        /// `maximumSpinningThreads` is not 0; or else parking, listed as idle.
+        mutating func takeOfferSpinOrPark(
+            _ wakeUp: DispatchSemaphore, maximumSpinningThreads: Int, spinnersAreLooking: Bool
+        ) -> AfterJob {
             guard offers.isEmpty else { return .offer(offers.removeFirst()) }
-            if spinningThreads < maximumSpinningThreads {
+            if spinningThreads < maximumSpinningThreads || (maximumSpinningThreads > 0 && !spinnersAreLooking) {
                 spinningThreads += 1
                 return .spin
             }
@@ -359,7 +383,7 @@ extension WorkerPool {
     }
 
     /// What a thread that finished a job does next.
-    private enum AfterJob {
+    enum AfterJob {
         /// Run the job of a submitter waiting for a thread to come free, and signal it.
         case offer(Offer)
         /// Look for a job for a moment.
@@ -369,7 +393,7 @@ extension WorkerPool {
     }
 
     /// What ``trySubmit(_:admission:)`` does after the lock is released.
-    private enum Placement {
+    enum Placement {
         /// Nothing: a spinning thread will see the job.
         case handedToSpinningThread
         /// Signal the semaphore of the idle thread the job was handed to.
@@ -383,14 +407,14 @@ extension WorkerPool {
     }
 
     /// A job waiting for a busy thread to come free; the thread that takes it signals `served`.
-    private struct Offer {
+    struct Offer {
         let served: DispatchSemaphore
         let job: Job
     }
 }
 
 /// A first-in first-out queue of jobs that does not shift its storage on every removal.
-private struct JobQueue {
+struct JobQueue {
     private var storage: [WorkerPool.Job?] = []
     private var head = 0
 
