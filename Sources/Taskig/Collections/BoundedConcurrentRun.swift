@@ -451,8 +451,9 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             next = state.machine.claim(lane: lane, upTo: chunkLimit)
             state.returnLaneIfItStops(lane, next: next)
         }
+        guard case .run = next else { return }
         var kept: [(index: Int, outcome: Outcome)] = []
-        kept.reserveCapacity(BoundedRunStateMachine.maximumChunkSize)
+        kept.reserveCapacity(min(BoundedRunStateMachine.maximumChunkSize, tasks.count))
         var chunkStart = DispatchTime.now().uptimeNanoseconds
         while case .run(let chunk) = next {
             var settled = chunk.count
