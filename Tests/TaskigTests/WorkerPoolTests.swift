@@ -195,23 +195,13 @@ import Testing
             Issue.record("a spinning thread that stopped looking kept its place")
             return
         }
-        guard
-            case .handedToSpinningThread = state.place(
-                {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: true)
-        else {
-            Issue.record("a job did not go to a spinning thread that was looking")
-            return
-        }
+        let takenWhileLooking = state.goesToASpinningThread(whileSpinnersAreLooking: true)
+        #expect(takenWhileLooking, "a job goes to a spinning thread that is looking")
         // With no thread parked, a spinning thread that is not looking still takes a job,
         // rather than the pool refusing it or starting a thread.
         _ = state.takeJobWhileSpinning()
-        guard
-            case .handedToSpinningThread = state.place(
-                {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: false)
-        else {
-            Issue.record("a job was refused or got a new thread while a spinning thread could take it")
-            return
-        }
+        let takenWhileNotLooking = state.goesToASpinningThread(whileSpinnersAreLooking: false)
+        #expect(takenWhileNotLooking)
     }
 
     @Test func spareThreadsBoundTheRampsLanes() async throws {
@@ -225,5 +215,15 @@ import Testing
             return accepted
         }
         #expect(accepted == [true, true, false, true])
+    }
+}
+
+extension WorkerPool.State {
+    /// Places a job in a pool of two threads and says whether a spinning thread got it.
+    fileprivate mutating func goesToASpinningThread(whileSpinnersAreLooking looking: Bool) -> Bool {
+        let placement = place(
+            {}, admission: .refusedAtLimit, maximumThreads: 2, spareThreads: 0, spinnersAreLooking: looking)
+        if case .handedToSpinningThread = placement { return true }
+        return false
     }
 }
