@@ -28,6 +28,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 taskig,
+                "BenchWorkloads",
             ],
             path: "Benchmarks/TaskigBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -35,8 +36,10 @@ let package = Package(
         .executableTarget(
             name: "taskig-bench",
             // TaskigURL for row 9 (loopback GETs).
-            dependencies: [taskig, taskigURL, "HeapPeak"]
+            dependencies: [taskig, taskigURL, "HeapPeak", "BenchWorkloads"]
         ),
+        // The workloads and helpers both executables run, so that they measure the same code.
+        .target(name: "BenchWorkloads", dependencies: [taskig]),
         // Counts the bytes malloc hands out while enabled, and their peak: linked only
         // into taskig-bench, whose malloc and free it wraps.
         .target(name: "HeapPeak"),

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Benchmark
 import Dispatch
 import Foundation
@@ -97,10 +98,6 @@ func singleAwaitBenchmarks() {
 
 // MARK: - Row 2: awaitAll of trivial tasks vs concurrentPerform
 
-func trivialClosures(_ count: Int) -> [@Sendable () -> Int] {
-    (0..<count).map { i in { i &* 2 } }
-}
-
 // Globals are made on first use, so only the benchmarks that run build them.
 let closures100k = trivialClosures(100_000)
 let tasks100k = closures100k.map { Task(action: $0) }
@@ -143,11 +140,6 @@ func awaitAllThroughputBenchmarks() {
     }
 }
 
-final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 // MARK: - Row 3: 5,000 nested blocking waits at concurrency 50
 
 func nestedWaitBenchmarks() {
@@ -181,62 +173,20 @@ func nestedWaitBenchmarks() {
 
 // MARK: - Row 4: 400 tasks that sleep 20 ms, at concurrency 50
 
-final class RunningCounter: Sendable {
-    private let running = Atomic<Int>(0)
-    private let highest = Atomic<Int>(0)
-
-    func enter() {
-        let now = running.add(1, ordering: .relaxed).newValue
-        var seen = highest.load(ordering: .relaxed)
-        while now > seen {
-            let (exchanged, original) = highest.compareExchange(expected: seen, desired: now, ordering: .relaxed)
-            if exchanged { break }
-            seen = original
-        }
-    }
-
-    func leave() { running.subtract(1, ordering: .relaxed) }
-
-    var peak: Int { highest.load(ordering: .relaxed) }
-}
-
 func boundedConcurrencyBenchmarks() {
     let atOnce = BenchmarkMetric.custom("tasks running at once", polarity: .prefersLarger, useScalingFactor: false)
     let sleepers = Benchmark.Configuration(metrics: [.wallClock, .threads, atOnce], maxIterations: 10)
 
     Benchmark("4 bounded: 400 × usleep(20 ms), awaitAll(concurrency: 50)", configuration: sleepers) { benchmark in
         let counter = RunningCounter()
-        let tasks = (0..<400).map { _ in
-            Task {
-                counter.enter()
-                usleep(20_000)
-                counter.leave()
-            }
-        }
-        blackHole(tasks.awaitAll(concurrency: 50))
+        blackHole(sleeperTasks(counting: counter).awaitAll(concurrency: 50))
         benchmark.measurement(atOnce, counter.peak)
     }
 
     Benchmark("4 bounded | baseline: TaskGroup width 50 of Task.sleep(20 ms)", configuration: sleepers) {
         benchmark async in
         let counter = RunningCounter()
-        await withTaskGroup(of: Void.self) { group in
-            @Sendable func sleeper() async {
-                counter.enter()
-                try? await _Concurrency.Task.sleep(nanoseconds: 20_000_000)
-                counter.leave()
-            }
-            var started = 0
-            while started < 50 {
-                group.addTask { await sleeper() }
-                started += 1
-            }
-            while await group.next() != nil {
-                guard started < 400 else { continue }
-                group.addTask { await sleeper() }
-                started += 1
-            }
-        }
+        await taskGroupOfSleepers(counting: counter)
         benchmark.measurement(atOnce, counter.peak)
     }
 }
@@ -247,31 +197,11 @@ func awaitFirstBenchmarks() {
     let race = Benchmark.Configuration(metrics: [.wallClock], warmupIterations: 1, maxIterations: 5)
 
     Benchmark("5 awaitFirst: [usleep 2 s, usleep 10 ms].awaitFirst()", configuration: race) { _ in
-        let slow = Task { () -> Int in
-            usleep(2_000_000)
-            return 2
-        }
-        let fast = Task { () -> Int in
-            usleep(10_000)
-            return 1
-        }
-        precondition([slow, fast].awaitFirst() == 1)
+        precondition(slowAndFastTasks().awaitFirst() == 1)
     }
 
     Benchmark("5 awaitFirst | baseline: TaskGroup race of Task.sleep 2 s / 10 ms", configuration: race) { _ async in
-        let first = await withTaskGroup(of: Int.self) { group in
-            group.addTask {
-                try? await _Concurrency.Task.sleep(nanoseconds: 2_000_000_000)
-                return 2
-            }
-            group.addTask {
-                try? await _Concurrency.Task.sleep(nanoseconds: 10_000_000)
-                return 1
-            }
-            let winner = await group.next()!
-            group.cancelAll()
-            return winner
-        }
+        let first = await taskGroupRace()
         precondition(first == 1)
     }
 }

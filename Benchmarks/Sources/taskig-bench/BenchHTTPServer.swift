@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Foundation
 import Synchronization
 
@@ -20,8 +21,7 @@ final class BenchHTTPServer: Sendable {
     private let isStopped = Atomic(false)
     private let connectionCount = Atomic(0)
     private let requestCount = Atomic(0)
-    private let openConnections = Atomic(0)
-    private let peakOpen = Atomic(0)
+    private let openConnections = RunningCounter()
     private let acceptLoopEnded = DispatchSemaphore(value: 0)
     private let keepAlive: Bool
 
@@ -71,7 +71,7 @@ final class BenchHTTPServer: Sendable {
 
     /// The most connections that were open at once since the last call; resets the count.
     func takePeakOpenConnections() -> Int {
-        peakOpen.exchange(openConnections.load(ordering: .relaxed), ordering: .relaxed)
+        openConnections.takePeak()
     }
 
     /// Stops accepting and closes the listening socket. Open connections end when their
@@ -105,15 +105,9 @@ final class BenchHTTPServer: Sendable {
 
     /// Serves requests from one connection until the client closes it or asks to.
     private func serve(_ fd: Int32) {
-        let open = openConnections.add(1, ordering: .relaxed).newValue
-        var seen = peakOpen.load(ordering: .relaxed)
-        while open > seen {
-            let (exchanged, original) = peakOpen.compareExchange(expected: seen, desired: open, ordering: .relaxed)
-            if exchanged { break }
-            seen = original
-        }
+        openConnections.enter()
         defer {
-            openConnections.subtract(1, ordering: .relaxed)
+            openConnections.leave()
             close(fd)
         }
         var buffer: [UInt8] = []

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Dispatch
 import Foundation
 import HeapPeak
@@ -29,12 +30,6 @@ func median(_ values: [Double]) -> Double {
 /// Runs `body` `repetitions` times and returns the median of what it measured.
 func medianOf(_ repetitions: Int, _ body: () -> Double) -> Double {
     median((0..<repetitions).map { _ in body() })
-}
-
-/// A value written by one thread and read by another after a semaphore hand-off.
-final class Box<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
 }
 
 /// Runs `body` on a new (non-main) thread and waits for its result.

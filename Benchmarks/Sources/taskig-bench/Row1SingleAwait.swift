@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Dispatch
 import Foundation
 import Taskig

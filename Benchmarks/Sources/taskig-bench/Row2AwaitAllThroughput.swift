@@ -1,14 +1,10 @@
+import BenchWorkloads
 import Dispatch
 import Foundation
 import Taskig
 
 // Row 2: awaitAll(concurrency: 50) of trivial tasks, per item, against
 // DispatchQueue.concurrentPerform over the same closures; and how the per-task cost scales.
-
-/// The trivial closures both sides run: `{ i &* 2 }`.
-func trivialClosures(_ count: Int) -> [@Sendable () -> Int] {
-    (0..<count).map { i in { i &* 2 } }
-}
 
 /// Seconds per task of one `awaitAll(concurrency:)` over `tasks`.
 func awaitAllPerTask(_ tasks: [Task<Int>], concurrency: Int = 50) -> Double {

@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Dispatch
 import Foundation
 import Synchronization
@@ -6,72 +7,19 @@ import Taskig
 // Row 4: awaitAll(concurrency: 50) of 400 tasks that each sleep 20 ms. Counts how many run
 // at once and times the whole.
 
-/// How many are running now, and the most that ever were.
-final class RunningCounter: Sendable {
-    private let running = Atomic<Int>(0)
-    private let highest = Atomic<Int>(0)
-
-    func enter() {
-        let now = running.add(1, ordering: .relaxed).newValue
-        var seen = highest.load(ordering: .relaxed)
-        while now > seen {
-            let (exchanged, original) = highest.compareExchange(
-                expected: seen, desired: now, ordering: .relaxed)
-            if exchanged { break }
-            seen = original
-        }
-    }
-
-    func leave() { running.subtract(1, ordering: .relaxed) }
-
-    var peak: Int { highest.load(ordering: .relaxed) }
-}
-
-let sleepersCount = 400
-let sleepMicroseconds: UInt32 = 20_000
-
 /// Taskig: 400 `Task { usleep(20_000) }` under `awaitAll(concurrency: 50)`.
 func taskigSleepers() -> (wall: Double, peak: Int, threads: Int) {
     let counter = RunningCounter()
-    let tasks = (0..<sleepersCount).map { _ in
-        Task {
-            counter.enter()
-            usleep(sleepMicroseconds)
-            counter.leave()
-        }
-    }
+    let tasks = sleeperTasks(counting: counter)
     let sampler = ThreadSampler()
     let wall = seconds { _ = tasks.awaitAll(concurrency: 50) }
     return (wall, counter.peak, sampler.stop())
 }
 
-/// Swift: a task group that keeps 50 children running, each suspending in
-/// `Task.sleep(nanoseconds: 20_000_000)` (a blocking `usleep` would hold one of the 2
-/// cooperative threads and take 400 × 20 ms / 2 = 4 s).
+/// Swift: a task group of width 50 whose children suspend in `Task.sleep`.
 func taskGroupSleepers() -> (wall: Double, peak: Int) {
     let counter = RunningCounter()
-    let wall = seconds {
-        blockingOnSwiftConcurrency {
-            await withTaskGroup(of: Void.self) { group in
-                @Sendable func sleeper() async {
-                    counter.enter()
-                    try? await _Concurrency.Task.sleep(nanoseconds: UInt64(sleepMicroseconds) * 1_000)
-                    counter.leave()
-                }
-                var started = 0
-                while started < 50 {
-                    group.addTask { await sleeper() }
-                    started += 1
-                }
-                while await group.next() != nil {
-                    if started < sleepersCount {
-                        group.addTask { await sleeper() }
-                        started += 1
-                    }
-                }
-            }
-        }
-    }
+    let wall = seconds { blockingOnSwiftConcurrency { await taskGroupOfSleepers(counting: counter) } }
     return (wall, counter.peak)
 }
 

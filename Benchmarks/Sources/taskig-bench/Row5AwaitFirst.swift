@@ -1,3 +1,4 @@
+import BenchWorkloads
 import Dispatch
 import Foundation
 import Taskig
@@ -6,47 +7,12 @@ import Taskig
 // process, which exits without waiting for the 2 s tasks still sleeping.
 
 func childAwaitFirst() {
-    let fast = Task { () -> Int in
-        usleep(10_000)
-        return 1
-    }
-    let slow = Task { () -> Int in
-        usleep(2_000_000)
-        return 2
-    }
     var first = 0
-    let plain = seconds { first = [slow, fast].awaitFirst() }
+    let plain = seconds { first = slowAndFastTasks().awaitFirst() }
     precondition(first == 1, "awaitFirst returned the slow task's value")
-
-    let fastThrowing = ThrowableTask { () throws -> Int in
-        usleep(10_000)
-        return 1
-    }
-    let slowThrowing = ThrowableTask { () throws -> Int in
-        usleep(2_000_000)
-        return 2
-    }
-    let throwing = seconds { first = try! [slowThrowing, fastThrowing].awaitFirst() }
+    let throwing = seconds { first = try! slowAndFastThrowableTasks().awaitFirst() }
     precondition(first == 1, "awaitFirst returned the slow task's value")
-
-    // Swift: a task group racing two children that suspend (and so can be cancelled).
-    let group = seconds {
-        first = blockingOnSwiftConcurrency {
-            await withTaskGroup(of: Int.self) { group in
-                group.addTask {
-                    try? await _Concurrency.Task.sleep(nanoseconds: 2_000_000_000)
-                    return 2
-                }
-                group.addTask {
-                    try? await _Concurrency.Task.sleep(nanoseconds: 10_000_000)
-                    return 1
-                }
-                let winner = await group.next()!
-                group.cancelAll()
-                return winner
-            }
-        }
-    }
+    let group = seconds { first = blockingOnSwiftConcurrency { await taskGroupRace() } }
     precondition(first == 1, "the task group returned the slow child's value")
     Child.report(["plain": plain, "throwing": throwing, "group": group])
     exit(0)
