@@ -15,14 +15,16 @@
 ///
 /// `@unchecked Sendable` is safe here: the state is only reachable through ``withLock(_:)``,
 /// which holds the mutex for the whole access.
+///
+/// `package`, not `public`: TaskigURL, in the same package, guards its state with it too.
 @usableFromInline
-struct LockedState<State>: @unchecked Sendable {
+package struct LockedState<State>: @unchecked Sendable {
     /// A `var` only so that ``isOnlyReference()`` can ask; it is never reassigned.
     @usableFromInline
     private(set) var buffer: ManagedBuffer<State, PlatformLock.Primitive>
 
     @inlinable
-    init(_ initial: State) {
+    package init(_ initial: State) {
         buffer = LockedStateBuffer<State>.create(minimumCapacity: 1) { buffer in
             buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
             return initial
@@ -44,7 +46,7 @@ struct LockedState<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state.
     @inlinable
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         // Through `ManagedBufferPointer`, which reaches the state by address: going through
         // `ManagedBuffer.header` would count as an access to it before the lock is taken.
         try ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers {

@@ -18,19 +18,17 @@ final class SessionTaskCancellation: Sendable {
         var open: [Slot: URLSessionTask] = [:]
     }
 
-    // NSLock, not Synchronization.Mutex: on Linux a contended Mutex hands over through a
-    // futex the thread sanitizer cannot see, so it would report races that cannot happen
-    // (the core avoids Mutex for the same reason). `state` is only touched under `lock`.
-    private let lock = NSLock()
-    private nonisolated(unsafe) var state = State()
+    // Taskig's `LockedState`, not Synchronization.Mutex: on Linux the thread sanitizer
+    // cannot see how a contended Mutex hands over, and reports races that cannot happen.
+    private let state = LockedState(State())
 
     var isCancelled: Bool {
-        lock.withLock { state.isCancelled }
+        state.withLock { $0.isCancelled }
     }
 
     /// A slot for one run's `URLSessionTask`; `nil` when the task is already cancelled.
     func reserveSlot() -> Slot? {
-        lock.withLock {
+        state.withLock { state in
             guard !state.isCancelled else { return nil }
             defer { state.nextSlot += 1 }
             return state.nextSlot
@@ -41,7 +39,7 @@ final class SessionTaskCancellation: Sendable {
     /// when the task was cancelled since the slot was reserved: then the caller cancels the
     /// `URLSessionTask` itself.
     func fill(_ slot: Slot, with sessionTask: URLSessionTask) -> Bool {
-        lock.withLock {
+        state.withLock { state in
             guard !state.isCancelled else { return false }
             state.open[slot] = sessionTask
             return true
@@ -49,13 +47,13 @@ final class SessionTaskCancellation: Sendable {
     }
 
     func release(_ slot: Slot) {
-        _ = lock.withLock { state.open.removeValue(forKey: slot) }
+        _ = state.withLock { $0.open.removeValue(forKey: slot) }
     }
 
     /// Marks the task cancelled and cancels every open `URLSessionTask`. URLSession closes
     /// their connections and completes them with `URLError.cancelled`.
     func cancel() {
-        let open = lock.withLock {
+        let open = state.withLock { state in
             state.isCancelled = true
             defer { state.open = [:] }
             return Array(state.open.values)
