@@ -202,6 +202,18 @@ import Testing
         _ = state.takeJobWhileSpinning()
         let takenWhileNotLooking = state.goesToASpinningThread(whileSpinnersAreLooking: false)
         #expect(takenWhileNotLooking)
+        // However long the spinning threads go without looking, no more than twice the
+        // limit spin.
+        let third = DispatchSemaphore(value: 0)
+        state.threadCount = 3
+        _ = state.takeJobWhileSpinning()
+        for thread in [first, second] {
+            _ = state.takeOfferSpinOrPark(thread, maximumSpinningThreads: 1, spinnersAreLooking: false)
+        }
+        #expect(state.spinningThreads == 2)
+        if case .spin = state.takeOfferSpinOrPark(third, maximumSpinningThreads: 1, spinnersAreLooking: false) {
+            Issue.record("a third thread spun beside two that were not looking")
+        }
     }
 
     @Test func spareThreadsBoundTheRampsLanes() async throws {

@@ -332,14 +332,15 @@ extension WorkerPool {
         }
 
         /// For a thread that finished a job: the oldest offer; or else spinning, when fewer
-        /// than `maximumSpinningThreads` do, or when those that do are not looking (they are
-        /// not running, see ``WorkerPool/lastLookForWork``), as long as
-        /// `maximumSpinningThreads` is not 0; or else parking, listed as idle.
+        /// than `maximumSpinningThreads` do, or fewer than twice as many while those that do
+        /// are not looking (they are not running, see ``WorkerPool/lastLookForWork``); or else
+        /// parking, listed as idle.
         mutating func takeOfferSpinOrPark(
             _ wakeUp: DispatchSemaphore, maximumSpinningThreads: Int, spinnersAreLooking: Bool
         ) -> AfterJob {
             guard offers.isEmpty else { return .offer(offers.removeFirst()) }
-            if spinningThreads < maximumSpinningThreads || (maximumSpinningThreads > 0 && !spinnersAreLooking) {
+            let limit = spinnersAreLooking ? maximumSpinningThreads : 2 * maximumSpinningThreads
+            if spinningThreads < limit {
                 spinningThreads += 1
                 return .spin
             }
