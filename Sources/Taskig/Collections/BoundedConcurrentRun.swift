@@ -379,6 +379,17 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         if let refused { returnIdleLane(refused) }
     }
 
+    /// Starts up to `count` more lanes, for tasks a stuck lane just gave back: they wait
+    /// for nothing now, and the ramp's next look may be milliseconds away. Lanes the pool
+    /// refuses are left to the ramp.
+    @inlinable
+    func startLanesForGivenBackTasks(_ count: Int) {
+        let refused = startLanes(upTo: count) { job in
+            WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit)
+        }
+        if let refused { returnIdleLane(refused) }
+    }
+
     @inlinable
     func mayEndRun(_ outcome: Outcome) -> Bool {
         switch earlyEnd {
@@ -428,6 +439,14 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
     @usableFromInline
     static var quickChunkNanoseconds: UInt64 { 20_000 }
 
+    /// How many tasks a lane asks for when it would ask for `limit`: one, once the ramp found
+    /// the lanes stuck, since a lane that blocks in one task would hold the rest of its chunk
+    /// until that task ends.
+    @inlinable
+    func chunkRequest(_ limit: Int) -> Int {
+        lanesGiveBackChunks.load(ordering: .relaxed) ? 1 : limit
+    }
+
     /// How many tasks a lane asks for after a chunk of `size` tasks that took `nanoseconds`.
     @inlinable
     static func nextChunkLimit(after size: Int, took nanoseconds: UInt64) -> Int {
@@ -448,7 +467,7 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         coordination.withLock { state in
             // A lane joining a run of quick tasks starts where the others have got to.
             chunkLimit = state.quickChunkLimit
-            next = state.machine.claim(lane: lane, upTo: chunkLimit)
+            next = state.machine.claim(lane: lane, upTo: chunkRequest(chunkLimit))
             state.returnLaneIfItStops(lane, next: next)
         }
         guard case .run = next else { return }
@@ -493,13 +512,16 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
                     verdict = settle(endingOutcome, chunk.lowerBound + settled - 1)
                 }
                 next = state.machine.settle(
-                    lane: lane, settled: settled, finishesRun: verdict == .finishRun, nextChunkUpTo: chunkLimit,
+                    lane: lane, settled: settled, finishesRun: verdict == .finishRun,
+                    nextChunkUpTo: chunkRequest(chunkLimit),
                     givingBackTheRest: givingBackTheRest)
                 state.returnLaneIfItStops(lane, next: next)
                 if case .finish = next { isFinished.store(true, ordering: .releasing) }
             }
             kept.removeAll(keepingCapacity: true)
-            if lanesRecruitEachOther.load(ordering: .relaxed) {
+            if givingBackTheRest && onWorkers {
+                startLanesForGivenBackTasks(chunk.count - settled)
+            } else if lanesRecruitEachOther.load(ordering: .relaxed) {
                 recruitLane()
             } else if onWorkers && WorkerPool.shared.hasThreadLookingForWork {
                 recruitLane(lookingForWork: true)
