@@ -136,7 +136,9 @@ final class WorkerPool: Sendable {
 
     /// Whether a spinning thread looked for a job within the last ``busyProcessorYield``.
     private var spinningThreadsAreLooking: Bool {
-        DispatchTime.now().uptimeNanoseconds &- lastLookForWork.load(ordering: .relaxed) < busyProcessorYield
+        // The look first, then the clock: a look noted in between is not in the future.
+        let lastLook = lastLookForWork.load(ordering: .relaxed)
+        return DispatchTime.now().uptimeNanoseconds &- lastLook < busyProcessorYield
     }
 
     /// Runs `body` on the pool's state under its lock, and keeps
