@@ -215,9 +215,13 @@ final class WorkerPool: Sendable {
     /// wherever the system finds room.
     private func nextJob(parkingOn wakeUp: DispatchSemaphore, mayLookForWork: Bool) -> (Job?, Bool) {
         let next = withState { state in
-            state.takeOfferSpinOrPark(
+            let next = state.takeOfferSpinOrPark(
                 wakeUp, maximumSpinningThreads: mayLookForWork ? maximumSpinningThreads : 0,
                 spinnersAreLooking: spinningThreadsAreLooking)
+            // A thread about to look counts as looking from now on, so that one finishing a
+            // job just after it parks rather than take it for a spinner that stopped running.
+            if case .spin = next { lastLookForWork.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+            return next
         }
         switch next {
         case .offer(let offer):
