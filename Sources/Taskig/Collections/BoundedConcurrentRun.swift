@@ -364,29 +364,18 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
         coordination.withLock { $0.idleLanes.append(lane) }
     }
 
-    /// Starts one more lane if the run has tasks to hand out and the pool a thread for it:
-    /// any thread, or with `lookingForWork` only one that is looking for work, up to one lane
-    /// per core, so that a thread that came free after the run started joins it without a
-    /// wake-up.
+    /// Starts up to `count` more lanes while the run has tasks to hand out and the pool
+    /// threads for them: any thread, or with `lookingForWork` only one that is looking for
+    /// work, up to one lane per core, so that a thread that came free after the run started
+    /// joins it without a wake-up. Lanes the pool refuses stay idle, for the ramp.
     @inlinable
-    func recruitLane(lookingForWork: Bool = false) {
+    func recruitLanes(upTo count: Int = 1, lookingForWork: Bool = false) {
         let refused =
             lookingForWork
-            ? startLanes(upTo: 1, runningFewerThan: ActiveProcessors.count) { job in
+            ? startLanes(upTo: count, runningFewerThan: ActiveProcessors.count) { job in
                 WorkerPool.shared.trySubmitToSpinningThread(job)
             }
-            : startLanes(upTo: 1) { job in WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit) }
-        if let refused { returnIdleLane(refused) }
-    }
-
-    /// Starts up to `count` more lanes, for tasks a stuck lane just gave back: they wait
-    /// for nothing now, and the ramp's next look may be milliseconds away. Lanes the pool
-    /// refuses are left to the ramp.
-    @inlinable
-    func startLanesForGivenBackTasks(_ count: Int) {
-        let refused = startLanes(upTo: count) { job in
-            WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit)
-        }
+            : startLanes(upTo: count) { job in WorkerPool.shared.trySubmit(job, admission: .refusedAtLimit) }
         if let refused { returnIdleLane(refused) }
     }
 
@@ -520,11 +509,13 @@ final class BoundedConcurrentRun<Lane: LaneWork>: Sendable {
             }
             kept.removeAll(keepingCapacity: true)
             if givingBackTheRest && onWorkers {
-                startLanesForGivenBackTasks(chunk.count - settled)
+                // The tasks just given back wait for nothing now, and the ramp's next look
+                // may be milliseconds away.
+                recruitLanes(upTo: chunk.count - settled)
             } else if lanesRecruitEachOther.load(ordering: .relaxed) {
-                recruitLane()
+                recruitLanes()
             } else if onWorkers && WorkerPool.shared.hasThreadLookingForWork {
-                recruitLane(lookingForWork: true)
+                recruitLanes(lookingForWork: true)
             }
         }
         if case .finish(let stillRunning) = next {
