@@ -38,10 +38,17 @@ import Testing
         }
         let future = task.start()
         let continuation = future.map { $0 + 1 }
-        runLater(0.05) { future.cancel() }
+        let cancelReturned = DispatchSemaphore(value: 0)
+        runLater(0.05) {
+            future.cancel()
+            cancelReturned.signal()
+        }
         let (result, seconds) = try #require(await withWatchdog { timed { future.awaitResult() } })
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1 * timingSlack)
+        // Waiters are released before the work hears of the cancellation (see
+        // `CancellationToken`), so the task is cancelled once `cancel()` has returned.
+        _ = try await withWatchdog { cancelReturned.wait() }
         #expect(task.isCancelled)
         #expect(future.isCancelled)
         #expect(throws: CancellableTaskError.taskWasCancelled) { try continuation.await() }
