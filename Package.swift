@@ -20,6 +20,13 @@ let package = Package(
             dependencies: ["Taskig"],
             path: "Tests/MainThreadScript"
         ),
+        // Load shapes run in a process of their own, so that thread counts and concurrency
+        // peaks are Taskig's alone; TaskigTests runs it.
+        .executableTarget(
+            name: "taskig-load-shapes",
+            dependencies: ["Taskig"],
+            path: "Tests/LoadShapes"
+        ),
         .testTarget(name: "TaskigURLTests", dependencies: ["TaskigURL"]),
         // The README's examples, compiled the way most existing clients build: in Swift 5 mode.
         .testTarget(

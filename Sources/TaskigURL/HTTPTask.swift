@@ -20,12 +20,11 @@ import Foundation
 ///   normal result.
 /// - Transport failures are thrown as the `URLError` URLSession gave; a URL that is not
 ///   `http` or `https` throws ``TaskigURLError/unsupportedURL(_:)`` without sending anything.
-/// - ``cancel()`` cancels the `URLSessionTask`s of the runs in flight, which closes their
-///   connections; their waiters get ``/Taskig/CancellableTaskError/taskWasCancelled`` as
-///   soon as URLSession reports the cancellation (a few milliseconds). Because the core's
-///   `await(timeout:)` and the collection waits call `cancel()` on a task they give up on,
-///   a timeout, a failing `awaitAll` and a lost `awaitFirst` race close the connections too.
-///   Copies share one cancellation state, as ``/Taskig/ThrowableTask``'s do.
+/// - Giving up on a run cancels its `URLSessionTask`, which closes the connection: a
+///   timeout, a failing `awaitAll`, a lost `awaitFirst` race, `Future.cancel()`, a cancelled
+///   Swift task awaiting `value`, or the cancellation of the run this one is nested in. The
+///   waiter gets ``/Taskig/CancellableTaskError/taskWasCancelled`` at once. ``cancel()``
+///   cancels the task for good, in every copy: the runs in flight, and every later run.
 /// - The outcome is handed on from a serial queue made for it, not from the session's
 ///   delegate queue: URLSession delivers every completion of a session on one serial queue,
 ///   so a callback that blocked there waiting for another request of the same session would
@@ -78,9 +77,11 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
             return
         }
         let cancellation = cancellation
+        let runWasCancelled = LockedState(false)
         let sessionTask = transfer.makeSessionTask(session, request, validation) { result in
             cancellation.release(slot)
-            let outcome = Self.reportingCancellation(result, cancellation)
+            let cancelled = cancellation.isCancelled || runWasCancelled.withLock { $0 }
+            let outcome = Self.reportingCancellation(result, cancelled: cancelled)
             // A queue of its own for each completion: see "handed on" in the type's comment.
             DispatchQueue(label: "Taskig.HTTPTask.completion").async { completion(outcome) }
         }
@@ -89,6 +90,10 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
             // dropping it) lets URLSession complete and forget it.
             sessionTask.cancel()
             return
+        }
+        ThrowableTask.onCurrentTaskCancelled {
+            runWasCancelled.withLock { $0 = true }
+            sessionTask.cancel()
         }
         sessionTask.resume()
     }
@@ -106,15 +111,15 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
         return scheme == "http" || scheme == "https"
     }
 
-    /// URLSession reports a cancelled `URLSessionTask` as `URLError.cancelled`; when this task
-    /// cancelled it, waiters get Taskig's own cancellation error, as for every other task.
-    /// A `URLSessionTask` cancelled from elsewhere (say, `invalidateAndCancel()`) keeps its
-    /// `URLError`.
+    /// URLSession reports a cancelled `URLSessionTask` as `URLError.cancelled`; when the task
+    /// or its run cancelled it, waiters get Taskig's own cancellation error, as for every other
+    /// task. A `URLSessionTask` cancelled from elsewhere (say, `invalidateAndCancel()`) keeps
+    /// its `URLError`.
     private static func reportingCancellation(
         _ result: Result<ResultType, Error>,
-        _ cancellation: SessionTaskCancellation
+        cancelled: Bool
     ) -> Result<ResultType, Error> {
-        if case .failure(let error as URLError) = result, error.code == .cancelled, cancellation.isCancelled {
+        if case .failure(let error as URLError) = result, error.code == .cancelled, cancelled {
             return .failure(CancellableTaskError.taskWasCancelled)
         }
         return result

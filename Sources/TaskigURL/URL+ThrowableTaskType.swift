@@ -17,9 +17,9 @@ import Foundation
 ///
 /// It behaves exactly like `URLRequest(url: url)` (see `URLRequest`'s conformance): the
 /// status is not judged, transport failures are the `URLError` URLSession gave, only `http`
-/// and `https` URLs are fetched, ``await(timeout:)`` cancels the request it gives up on, and
-/// for cancellation elsewhere or a session of your own use ``TaskigSession``
-/// (`session.taskig.data(from: url)`).
+/// and `https` URLs are fetched, and a run that is given up on (a timeout, a lost race, a
+/// failing `awaitAll`, `Future.cancel()`) cancels its request, closing the connection. For a
+/// session of your own use ``TaskigSession`` (`session.taskig.data(from: url)`).
 extension URL: ThrowableTaskType {
     /// The body and the HTTP response.
     public typealias ResultType = (Data, HTTPURLResponse)
@@ -31,14 +31,6 @@ extension URL: ThrowableTaskType {
     /// through `completion`.
     public func action(completion: @escaping @Sendable (Result<ResultType, Error>) -> Void) {
         URLRequest(url: self).action(completion: completion)
-    }
-
-    /// Gets the URL on `URLSession.shared` and blocks at most `timeout` seconds for the
-    /// answer; when the time is up it cancels the request, closing its connection, and
-    /// throws ``/Taskig/TaskigError/timedOut``.
-    @discardableResult
-    public func await(timeout: TimeInterval) throws -> ResultType {
-        try URLRequest(url: self).await(timeout: timeout)
     }
 
     /// A cancellable task that gets the URL on `URLSession.shared` and fails with

@@ -21,9 +21,9 @@ import Foundation
 /// session opens at most 6 connections per host, so `awaitAll(concurrency:)` above 6 on one
 /// host needs a session configured for more (``TaskigSession``).
 ///
-/// A request is a value and cannot be cancelled. ``await(timeout:)`` still cancels the
-/// request it gives up on; where that matters elsewhere (collection waits that cancel,
-/// generic code) use `URLSession.shared.taskig.data(for: request)`, which can be.
+/// A request is a value and cannot be cancelled for good, but every run can: a run that is
+/// given up on (a timeout, a lost race, a failing `awaitAll`, `Future.cancel()`) cancels its
+/// `URLSessionTask`, closing the connection.
 extension URLRequest: ThrowableTaskType {
     /// The body and the HTTP response.
     public typealias ResultType = (Data, HTTPURLResponse)
@@ -35,17 +35,6 @@ extension URLRequest: ThrowableTaskType {
     /// error, through `completion`.
     public func action(completion: @escaping @Sendable (Result<ResultType, Error>) -> Void) {
         URLSession.shared.taskig.data(for: self).action(completion: completion)
-    }
-
-    /// Sends the request on `URLSession.shared` and blocks at most `timeout` seconds for the
-    /// answer; when the time is up it cancels the request, closing its connection, and
-    /// throws ``/Taskig/TaskigError/timedOut``.
-    ///
-    /// This is the core's `await(timeout:)` on a cancellable copy of the request: a plain
-    /// request has no way to hear that its waiter gave up.
-    @discardableResult
-    public func await(timeout: TimeInterval) throws -> ResultType {
-        try URLSession.shared.taskig.data(for: self).await(timeout: timeout)
     }
 
     /// A cancellable task that sends the request on `URLSession.shared` and fails with

@@ -46,7 +46,7 @@ struct Options {
         With no arguments it runs five sections:
           1. batch         counts the words of this package's Sources with
                            awaitAllResults(concurrency:), one file at a time and then N at a time
-          2. race          awaitFirst() over three tasks of different speeds; the losers are cancelled
+          2. race          awaitFirst() over three tasks of different speeds; the losers' runs are cancelled
           3. timeout       await(timeout:) and .timeout(_:) on a slow task
           4. cancellation  a main-queue timer cancels a running task; its waiter returns at once
           5. fetch         starts an HTTP server on 127.0.0.1 and fetches from it with TaskigURL

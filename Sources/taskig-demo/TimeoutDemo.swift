@@ -18,7 +18,7 @@ enum TimeoutDemo {
             console.line(
                 "   await(timeout: 0.25) threw \(console.yellow("TaskigError.timedOut")) after \(console.bold(waited))."
             )
-            console.line("   It cancelled the report: isCancelled is \(report.isCancelled).")
+            console.line("   It gave up on that run, not on the report: report.isCancelled is \(report.isCancelled).")
         }
 
         stopwatch = Stopwatch()

@@ -5,6 +5,7 @@ import Testing
 
 @Suite struct AwaitAnyTests {
     @Test func theFirstSuccessWinsOverEarlierFailures() async throws {
+        let observer = RunObserver()
         let tasks = [
             ThrowableTask<Int> { throw TestError(0) },
             ThrowableTask<Int> {
@@ -12,14 +13,15 @@ import Testing
                 return 1
             },
             ThrowableTask<Int> {
-                sleep(seconds: 2)
+                observer.sleep(2)
                 return 2
             },
         ]
         let (value, seconds) = try #require(await withWatchdog { try timed { try tasks.awaitAny() } })
         #expect(value == 1)
         #expect(seconds < 1 * timingSlack)
-        #expect(tasks[2].isCancelled)
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the loser's run is cancelled")
+        #expect(!tasks[2].isCancelled, "the task itself is not")
     }
 
     @Test func failsOnlyWhenAllFailWithEveryErrorInOrder() throws {

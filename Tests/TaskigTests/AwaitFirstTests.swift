@@ -6,8 +6,9 @@ import Testing
 
 @Suite struct AwaitFirstTests {
     @Test func returnsAsSoonAsTheFirstFinishesAndCancelsTheRest() async throws {
+        let observer = RunObserver()
         let slow = ThrowableTask { () -> String in
-            sleep(seconds: 3)
+            observer.sleep(3)
             return "slow"
         }
         let fast = ThrowableTask { () -> String in
@@ -17,11 +18,23 @@ import Testing
         let (value, seconds) = try #require(await withWatchdog { try timed { try [slow, fast].awaitFirst() } })
         #expect(value == "fast")
         #expect(seconds < 0.5 * timingSlack)
-        #expect(slow.isCancelled)
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the loser's run is cancelled")
+        #expect(!slow.isCancelled, "the task itself is not")
+    }
+
+    @Test func theSameTasksCanRaceAgain() async throws {
+        let observer = RunObserver()
+        let slow = ThrowableTask { () -> String in
+            observer.sleep(2)
+            return "slow"
+        }
+        let fast = ThrowableTask { "fast" }
+        let winners = try await withWatchdog { try (0..<3).map { _ in try [slow, fast].awaitFirst(concurrency: 2) } }
+        #expect(winners == ["fast", "fast", "fast"])
+        #expect(try await withWatchdog { try slow.timeout(0.05).recover { _ in "gave up" }.await() } == "gave up")
     }
 
     @Test func theFirstToFinishWinsEvenWhenItFailed() async throws {
-        // Losers are cancelled for good, so each race gets fresh tasks.
         @Sendable func racers() -> [ThrowableTask<Int>] {
             let failing = ThrowableTask<Int> {
                 sleep(seconds: 0.01)

@@ -124,30 +124,31 @@ import Testing
         #expect(seconds < 1 * timingSlack)
     }
 
-    @Test func cancellingAComposedTaskCancelsWhatItWaitsFor() async throws {
-        let innerStarted = DispatchSemaphore(value: 0)
+    @Test func cancellingAComposedTaskCancelsTheRunItWaitsFor() async throws {
+        let observer = RunObserver()
         let inner = ThrowableTask { () -> Int in
-            innerStarted.signal()
-            sleep(seconds: 3)
-            return 1
+            observer.sleep(3) ? 1 : -1
         }
         let composed = ThrowableTask { 1 }.map { $0 + 1 }.flatMap { _ in inner }.map { $0 * 2 }
         runLater(0) {
-            _ = innerStarted.wait(timeout: .now() + 5)
+            _ = observer.waitUntilStarted()
             composed.cancel()
         }
         let (result, seconds) = try #require(await withWatchdog { timed { composed.awaitResult() } })
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1 * timingSlack)
-        #expect(inner.isCancelled)
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the inner run is cancelled")
+        #expect(!inner.isCancelled, "the task it continues is not")
+        #expect(try inner.timeout(0.05).recover { _ in 5 }.await() == 5, "and can be awaited again")
     }
 
-    @Test func cancellingTheFirstTaskCancelsTheComposedTask() throws {
+    @Test func cancellingTheFirstTaskForGoodFailsEveryRunOfTheComposedTask() throws {
         let first = ThrowableTask { 1 }
         let composed = first.map { $0 + 1 }
         first.cancel()
-        #expect(composed.isCancelled)
+        #expect(!composed.isCancelled, "the composed task has its own cancellation")
         #expect(throws: CancellableTaskError.taskWasCancelled) { try composed.await() }
+        #expect(try composed.recover { _ in 9 }.await() == 9, "a failure like any other")
     }
 
     @Test func aMillionLinksAreBuiltRunAndFreedWithoutRecursion() async throws {

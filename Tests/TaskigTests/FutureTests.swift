@@ -31,25 +31,27 @@ import Testing
         #expect(throws: TestError(3)) { try future.await() }
     }
 
-    @Test func cancellingReleasesWaitersAndCancelsTheTask() async throws {
+    @Test func cancellingReleasesWaitersAndCancelsTheRun() async throws {
+        let observer = RunObserver()
         let task = ThrowableTask { () -> Int in
-            sleep(seconds: 3)
-            return 1
+            observer.sleep(3) ? 1 : -1
         }
         let future = task.start()
         let continuation = future.map { $0 + 1 }
         let cancelReturned = DispatchSemaphore(value: 0)
-        runLater(0.05) {
+        runLater(0) {
+            // Once the work runs: a run cancelled before it starts never starts.
+            _ = observer.waitUntilStarted()
             future.cancel()
             cancelReturned.signal()
         }
         let (result, seconds) = try #require(await withWatchdog { timed { future.awaitResult() } })
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1 * timingSlack)
-        // Waiters are released before the work hears of the cancellation (see
-        // `CancellationToken`), so the task is cancelled once `cancel()` has returned.
         _ = try await withWatchdog { cancelReturned.wait() }
-        #expect(task.isCancelled)
+        #expect(
+            try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the future's run is cancelled")
+        #expect(!task.isCancelled, "the task itself is not")
         #expect(future.isCancelled)
         #expect(throws: CancellableTaskError.taskWasCancelled) { try continuation.await() }
     }

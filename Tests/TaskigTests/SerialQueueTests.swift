@@ -45,30 +45,6 @@ import Testing
         #expect(values == [0, 1, 2, 3, 4])
     }
 
-    @Test func lanesOnTheCurrentQueueStayThereWhileWorkersLookForWork() async throws {
-        let queue = DispatchQueue(label: "taskig.test.serial-lanes-busy-pool")
-        let stop = LockedValue(false)
-        // Short waits on the workers, one after another, keep a worker looking for work.
-        Thread.detachNewThread {
-            while !stop.value { _ = (0..<64).map { i in Task { i } }.awaitAll() }
-        }
-        defer { stop.set(true) }
-        let everyRunFinished = try await withWatchdog(seconds: 20) { () -> Bool in
-            (0..<20).allSatisfy { _ in
-                // The first task ends just as a worker is looking for work, so that the lane
-                // finds one at the end of its first chunk.
-                let first = Task(executionQueue: queue) { () -> Int in
-                    let deadline = DispatchTime.now() + 1
-                    while !WorkerPool.shared.hasThreadLookingForWork && DispatchTime.now() < deadline {}
-                    return 0
-                }
-                let tasks = [first] + (1..<50).map { i in Task(executionQueue: queue) { i } }
-                return queue.sync { tasks.awaitAll(queue) } == Array(0..<50)
-            }
-        }
-        #expect(everyRunFinished == true)
-    }
-
     @Test func awaitingFromElsewhereRunsTheWorkOnTheQueue() async throws {
         let queue = DispatchQueue(label: "taskig.test.serial-remote")
         let key = DispatchSpecificKey<Int>()

@@ -33,23 +33,11 @@ import Testing
         #expect(waiting.peak == 16)
     }
 
-    @Test func cancellingTheSwiftTaskCancelsTheTaskigTask() async throws {
-        let holder = LockedValue<ThrowableTask<Int>?>(nil)
-        let stoppedEarly = LockedValue(false)
-        let started = DispatchSemaphore(value: 0)
+    @Test func cancellingTheSwiftTaskCancelsTheTaskigRun() async throws {
+        let observer = RunObserver()
         let taskigTask = ThrowableTask { () -> Int in
-            started.signal()
-            let deadline = DispatchTime.now() + 10
-            while DispatchTime.now() < deadline {
-                if holder.value?.isCancelled == true {
-                    stoppedEarly.set(true)
-                    throw CancellableTaskError.taskWasCancelled
-                }
-                sleep(seconds: 0.005)
-            }
-            return 1
+            observer.sleep(10) ? 1 : -1
         }
-        holder.set(taskigTask)
         // Started on Taskig's workers so that a busy cooperative pool cannot delay it; the
         // cancellation path under test is the same.
         let swiftTask = _Concurrency.Task(executorPreference: WorkerTaskExecutor.shared) {
@@ -58,19 +46,14 @@ import Testing
         // Cancelled from the watchdog's thread, so that a busy cooperative pool cannot delay
         // the cancellation past the end of the body.
         let bodyStarted = try await withWatchdog(seconds: 20) { () -> Bool in
-            guard started.wait(timeout: .now() + 15) == .success else { return false }
+            guard observer.waitUntilStarted(within: 15) else { return false }
             swiftTask.cancel()
             return true
         }
         #expect(bodyStarted == true)
         await #expect(throws: CancellableTaskError.taskWasCancelled) { try await swiftTask.value }
-        #expect(taskigTask.isCancelled)
-        let stopped = try await withWatchdog { () -> Bool in
-            let deadline = DispatchTime.now() + 5
-            while !stoppedEarly.value && DispatchTime.now() < deadline { sleep(seconds: 0.01) }
-            return stoppedEarly.value
-        }
-        #expect(stopped == true, "the running body saw the cancellation")
+        #expect(!taskigTask.isCancelled, "only the run is cancelled")
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the running body saw it")
     }
 
     @Test func asyncClosuresWorkWithBlockingWaitsAndCollections() async throws {
@@ -82,7 +65,8 @@ import Testing
         }
         #expect(try await withWatchdog { try tasks.awaitAll() } == [0, 1, 2, 3, 4])
         #expect(try await withWatchdog { try tasks[2].await() } == 2)
-        // The race cancels its losers for good, so it comes last.
         #expect(try await withWatchdog { try tasks.awaitFirst() } != nil)
+        #expect(
+            try await withWatchdog { try tasks.awaitAll() } == [0, 1, 2, 3, 4], "losing a race leaves the tasks usable")
     }
 }

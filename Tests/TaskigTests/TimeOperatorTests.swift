@@ -21,16 +21,17 @@ import Testing
         #expect(seconds < 1 * timingSlack)
     }
 
-    @Test func timeoutFailsSlowTasksAndCancelsThem() async throws {
+    @Test func timeoutFailsSlowRunsAndCancelsThem() async throws {
+        let observer = RunObserver()
         let slow = ThrowableTask { () -> Int in
-            sleep(seconds: 2)
-            return 1
+            observer.sleep(2) ? 1 : -1
         }
         let (result, seconds) = try #require(await withWatchdog { timed { slow.timeout(0.1).awaitResult() } })
         #expect(isTimedOut(result.failure))
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        #expect(slow.isCancelled)
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the run is cancelled")
+        #expect(!slow.isCancelled, "the task itself is not")
         #expect(try ThrowableTask { 3 }.timeout(2).await() == 3)
         #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
     }

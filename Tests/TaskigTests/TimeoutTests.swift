@@ -5,16 +5,30 @@ import Testing
 @testable import Taskig
 
 @Suite struct TimeoutTests {
-    @Test func givesUpCloseToTheTimeoutAndCancelsTheTask() async throws {
+    @Test func givesUpCloseToTheTimeoutAndCancelsTheRun() async throws {
+        let observer = RunObserver()
         let task = ThrowableTask { () -> Int in
-            sleep(seconds: 2)
-            return 1
+            observer.sleep(2) ? 1 : -1
         }
         let (result, seconds) = try #require(await withWatchdog { timed { Result { try task.await(timeout: 0.1) } } })
         #expect(isTimedOut(result.failure))
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        #expect(task.isCancelled)
+        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the run is cancelled")
+        #expect(!task.isCancelled, "the task itself is not")
+    }
+
+    @Test func aTaskThatTimedOutRunsAgainWhenAwaitedAgain() async throws {
+        let runs = LockedValue(0)
+        let slowOnce = ThrowableTask { () -> Int in
+            let run = runs.update {
+                $0 += 1; return $0
+            }
+            if run == 1 { sleep(seconds: 0.5) }
+            return run
+        }
+        #expect(isTimedOut((try await withWatchdog { thrownError { try slowOnce.await(timeout: 0.05) } }) ?? nil))
+        #expect(try await withWatchdog { try slowOnce.await(timeout: 5) } == 2)
     }
 
     @Test func aTaskThatFinishesInTimeReturnsItsValue() async throws {
@@ -41,7 +55,8 @@ import Testing
         #expect(seconds < 0.5 * timingSlack)
         sleep(seconds: 0.05)
         #expect(!started.value)
-        #expect(task.isCancelled)
+        #expect(!task.isCancelled, "only the wait gave up; the task still runs when awaited")
+        #expect(try task.await() == 1)
     }
 
     @Test func timedOutIsMatchableAndReadable() throws {

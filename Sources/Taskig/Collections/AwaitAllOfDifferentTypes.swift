@@ -3,9 +3,9 @@ import Dispatch
 /// Runs tasks of different result types in parallel and returns all their values, as a
 /// tuple in argument order.
 ///
-/// The first failure is thrown as soon as it is known, and the tasks still running are
-/// cancelled. Blocks like ``ThrowableTaskType/await()``; on the main thread the main queue
-/// keeps running meanwhile.
+/// Each task runs as a child of a run of this wait: the first failure is thrown as soon as
+/// it is known, and the runs still going are cancelled. Blocks like
+/// ``ThrowableTaskType/await()``; on the main thread the main queue keeps running meanwhile.
 ///
 /// ```swift
 /// let (user, avatar, settings) = try awaitAll(fetchUser(id), fetchAvatar(id), loadSettings())
@@ -13,24 +13,39 @@ import Dispatch
 public func awaitAll<each Work: ThrowableTaskType>(
     _ tasks: repeat each Work
 ) throws -> (repeat (each Work).ResultType) {
-    let futures = (repeat (each tasks).start())
+    let run = Run(parent: CurrentRun.run, cancellable: true)
+    defer { run.close() }
     var count = 0
     for _ in repeat each tasks { count += 1 }
     let outcome = FirstFailureOrAll(expecting: count)
-    for future in repeat each futures {
-        future.cell.whenComplete { result in outcome.record(result.map { _ in () }) }
+    let launched = (repeat RunLaunch.launch(each tasks, parent: run, start: .away(after: 0)))
+    for run in repeat each launched {
+        switch run {
+        case .finished(let result): outcome.record(result.map { _ in () })
+        case .pending(let cell, _): cell.whenComplete { result in outcome.record(result.map { _ in () }) }
+        }
     }
     if let failure = BlockingWait.value(of: outcome.cell)! {
-        for future in repeat each futures { future.cancel() }
+        run.cancel()
         throw failure
     }
-    return (repeat try (each futures).cell.completedValue!.get())
+    return (repeat try (each launched).outcome!.get())
+}
+
+extension RunLaunch.Launched {
+    /// The outcome, once the run has finished.
+    var outcome: Result<Value, Error>? {
+        switch self {
+        case .finished(let outcome): return outcome
+        case .pending(let cell, _): return cell.completedValue
+        }
+    }
 }
 
 /// Completes with the first failure reported to it, or with `nil` once `expecting`
 /// successes were.
 struct FirstFailureOrAll: Sendable {
-    let cell = CompletionCell<Error?>(work: { _ in })
+    let cell = CompletionCell<Error?>()
     private let remaining: LockedState<Int>
 
     init(expecting count: Int) {

@@ -1,31 +1,57 @@
 import Dispatch
 
-/// How a lane runs one task of a collection: to completion, on the lane's own thread when
-/// the task's queue allows it.
+/// How a lane runs one task of a collection: to completion, as a child of the collection's
+/// run, on the lane's own thread when the task's queue allows it.
 @usableFromInline
 protocol LaneWork: SendableMetatype {
     associatedtype Element
     associatedtype Outcome
-    @inlinable
-    static func perform(_ task: Element) -> Outcome
-    @inlinable
-    static func cancel(_ task: Element)
+
+    /// Runs `task` as a child of `parent`, which is also the current run; calls
+    /// `beforeBlocking` when the lane is about to wait for the task's outcome instead of
+    /// computing it (the collection may start another lane meanwhile).
+    static func perform(_ task: Element, parent: Run?, beforeBlocking: () -> Void) -> Outcome
+
+    /// The queue `task` runs on, when it is not a global queue.
+    static func nonGlobalQueue(of task: Element) -> DispatchQueue?
+
+    /// Whether every task's queue, when it is not a global one, was tagged when the task was
+    /// made (see ``QueueAffinity/isOnTaggedQueue``).
+    static var tasksTagTheirQueues: Bool { get }
 }
 
 /// Lane work for tasks that can fail; the outcome is the task's `Result`.
 @usableFromInline
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
-    static func perform(_ task: Element) -> Result<Element.ResultType, Error> {
-        if let outcome = TaskRun.outcomeComputedInPlace(of: task) { return outcome }
-        let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
-        return BlockingWait.value(of: cell)!
+    static func perform(
+        _ task: Element, parent: Run?, beforeBlocking: () -> Void
+    ) -> Result<Element.ResultType, Error> {
+        switch RunLaunch.launch(task, parent: parent) {
+        case .finished(let outcome):
+            return outcome
+        case .pending(let cell, _):
+            if cell.completedValue == nil {
+                beforeBlocking()
+                RunWait.helpStart(of: task)
+            }
+            return BlockingWait.value(of: cell)!
+        }
     }
 
     @inlinable
-    static func cancel(_ task: Element) {
-        (task as? CancellableTaskType)?.cancel()
+    static func nonGlobalQueue(of task: Element) -> DispatchQueue? {
+        if let body = (task as? ThrowableTask<Element.ResultType>)?.body {
+            return body.queueKind == .globalConcurrent ? nil : body.queue
+        }
+        if task is ListeningTask { return nil }
+        let queue = task.executionQueue
+        return QueueAffinity.kind(of: queue) == .globalConcurrent ? nil : queue
+    }
+
+    @inlinable
+    static var tasksTagTheirQueues: Bool {
+        Element.self is ThrowableTask<Element.ResultType>.Type || Element.self is ListeningTask.Type
     }
 }
 
@@ -33,15 +59,25 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
 @usableFromInline
 enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
-    static func perform(_ task: Element) -> Element.ResultType {
-        if let value = TaskRun.valueComputedInPlace(of: task) { return value }
-        let cell = TaskRun.cell(for: task)
-        cell.launch(RunPlacement.forTask(task, on: task.executionQueue, release: .never))
-        return BlockingWait.value(of: cell)!
+    static func perform(_ task: Element, parent: Run?, beforeBlocking: () -> Void) -> Element.ResultType {
+        switch RunLaunch.launch(task) {
+        case .finished(let value):
+            return value
+        case .pending(let cell):
+            if cell.completedValue == nil { beforeBlocking() }
+            return BlockingWait.value(of: cell)!
+        }
     }
 
     @inlinable
-    static func cancel(_ task: Element) {
-        (task as? CancellableTaskType)?.cancel()
+    static func nonGlobalQueue(of task: Element) -> DispatchQueue? {
+        if let plain = task as? Task<Element.ResultType> {
+            return plain.executionQueueKind == .globalConcurrent ? nil : plain.chosenQueue
+        }
+        let queue = task.executionQueue
+        return QueueAffinity.kind(of: queue) == .globalConcurrent ? nil : queue
     }
+
+    @inlinable
+    static var tasksTagTheirQueues: Bool { Element.self is Task<Element.ResultType>.Type }
 }

@@ -5,8 +5,9 @@ extension Sequence where Element: ThrowableTaskType {
     /// order.
     ///
     /// Fails fast: the first failure is thrown as soon as it is known, no further task is
-    /// started, and the tasks still running are cancelled. `concurrency: 1` runs the tasks
-    /// one after the other, in order. `Optional` values are kept as they are.
+    /// started, and the runs still going are cancelled (the tasks stay usable: awaiting them
+    /// again runs them again). `concurrency: 1` runs the tasks one after the other, in order.
+    /// `Optional` values are kept as they are.
     ///
     /// ```swift
     /// let pages = try urls.map(fetch).awaitAll(concurrency: 8)
@@ -23,40 +24,18 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) throws -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
-        let tasks = Array(self)
-        var failure: Error?
-        let values = IndexedResults.build(count: tasks.count) {
-            (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
-            var written = InitializedIndexSet(count: tasks.count, of: Element.ResultType.self)
-            let run = BoundedConcurrentRun(
-                ThrowingLaneWork<Element>.self,
-                tasks: tasks,
-                concurrency: concurrency,
-                earlyEnd: .when { outcome in
-                    if case .failure = outcome { return true }
-                    return false
-                },
-                settle: { outcome, index in
-                    switch outcome {
-                    case .success(let value):
-                        (buffer.baseAddress! + index).initialize(to: value)
-                        written.insert(index)
-                        return .keepGoing
-                    case .failure(let error):
-                        failure = error
-                        return .finishRun
-                    }
-                }
-            )
-            run.runAndWait(lanesOn: queue)
-            return failure == nil ? .complete : .incomplete(written: written)
-        }
-        if let failure { throw failure }
-        return values!
+        let tasks = ContiguousArray(self)
+        let slots = FailFastSlots<Element.ResultType>(count: tasks.count)
+        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots)
+            .runAndWait(lanesOn: queue)
+        return try slots.values()
     }
 
     /// Runs every task, at most `concurrency` at once, lets every one of them settle, and
     /// returns their outcomes in input order.
+    ///
+    /// When the run this wait is nested in is cancelled, it returns at once, and the tasks
+    /// that had not settled count as cancelled.
     ///
     /// ```swift
     /// for case .failure(let error) in uploads.awaitAllResults() {
@@ -69,23 +48,21 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) -> [Result<Element.ResultType, Error>] {
         checkConcurrency(concurrency, of: "awaitAllResults")
-        let tasks = Array(self)
-        let results = IndexedResults.build(count: tasks.count) {
-            (buffer: UnsafeMutableBufferPointer<Result<Element.ResultType, Error>>) in
-            let run = BoundedConcurrentRun(
-                ThrowingLaneWork<Element>.self,
-                tasks: tasks,
-                concurrency: concurrency,
-                earlyEnd: .never,
-                settle: { outcome, index in
-                    (buffer.baseAddress! + index).initialize(to: outcome)
-                    return .keepGoing
-                }
-            )
-            run.runAndWait(lanesOn: queue)
-            return .complete
+        let tasks = ContiguousArray(self)
+        guard !tasks.isEmpty else { return [] }
+        if CurrentRun.run?.isCancellable ?? false {
+            let slots = SettledSlots<Element.ResultType>(count: tasks.count)
+            Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots)
+                .runAndWait(lanesOn: queue)
+            return slots.outcomes()
         }
-        return results!
+        return [Result<Element.ResultType, Error>](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
+            Batch(
+                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
+                sink: OrderedSlots(base: buffer.baseAddress!)
+            ).runAndWait(lanesOn: queue)
+            initialized = tasks.count
+        }
     }
 }
 
@@ -102,22 +79,14 @@ extension Sequence where Element: TaskType {
         concurrency: Int = DefaultConcurrency
     ) -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
-        let tasks = Array(self)
-        let values = IndexedResults.build(count: tasks.count) {
-            (buffer: UnsafeMutableBufferPointer<Element.ResultType>) in
-            let run = BoundedConcurrentRun(
-                PlainLaneWork<Element>.self,
-                tasks: tasks,
-                concurrency: concurrency,
-                earlyEnd: .never,
-                settle: { value, index in
-                    (buffer.baseAddress! + index).initialize(to: value)
-                    return .keepGoing
-                }
-            )
-            run.runAndWait(lanesOn: queue)
-            return .complete
+        let tasks = ContiguousArray(self)
+        guard !tasks.isEmpty else { return [] }
+        return [Element.ResultType](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
+            Batch(
+                PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
+                sink: OrderedSlots(base: buffer.baseAddress!)
+            ).runAndWait(lanesOn: queue)
+            initialized = tasks.count
         }
-        return values!
     }
 }

@@ -4,8 +4,8 @@ extension Sequence where Element: ThrowableTaskType {
     /// Runs the tasks, at most `concurrency` at once, and returns the outcome of the first
     /// one to finish, success or failure (a race).
     ///
-    /// Returns as soon as that task finishes and cancels the others. No tasks give
-    /// `.failure(TaskigError.emptySequence)`.
+    /// Returns as soon as that task finishes and cancels the runs of the others. No tasks
+    /// give `.failure(TaskigError.emptySequence)`.
     ///
     /// ```swift
     /// let fastest = mirrors.map(fetch).awaitFirstResult()
@@ -16,25 +16,21 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) -> Result<Element.ResultType, Error> {
         checkConcurrency(concurrency, of: "awaitFirstResult")
-        let tasks = Array(self)
+        let tasks = ContiguousArray(self)
         guard !tasks.isEmpty else { return .failure(TaskigError.emptySequence) }
-        var first: Result<Element.ResultType, Error>?
-        let run = BoundedConcurrentRun(
-            ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, earlyEnd: .always
-        ) {
-            outcome, _ in
-            first = outcome
-            return .finishRun
-        }
-        run.runAndWait(lanesOn: queue)
-        return first!
+        let first = FirstOutcome<Result<Element.ResultType, Error>>(
+            cancelled: { .failure(CancellableTaskError.taskWasCancelled) })
+        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: first)
+            .runAndWait(lanesOn: queue)
+        return first.outcome
     }
 
     /// Runs the tasks, at most `concurrency` at once, and returns the value of the first one
     /// to finish, or throws its error when it failed (a race).
     ///
-    /// Returns as soon as that task finishes and cancels the others. No tasks throw
-    /// ``TaskigError/emptySequence``. To wait for the first *success*, use ``awaitAny(_:concurrency:)``.
+    /// Returns as soon as that task finishes and cancels the runs of the others. No tasks
+    /// throw ``TaskigError/emptySequence``. To wait for the first *success*, use
+    /// ``awaitAny(_:concurrency:)``.
     ///
     /// ```swift
     /// let page = try mirrors.map(fetch).awaitFirst()
@@ -65,20 +61,14 @@ extension Sequence where Element: TaskType {
         concurrency: Int = DefaultConcurrency
     ) -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitFirst")
-        let tasks = Array(self)
+        let tasks = ContiguousArray(self)
         requireCorrectUse(
             !tasks.isEmpty,
             "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"
         )
-        var first: Element.ResultType?
-        let run = BoundedConcurrentRun(
-            PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, earlyEnd: .always
-        ) {
-            value, _ in
-            first = value
-            return .finishRun
-        }
-        run.runAndWait(lanesOn: queue)
-        return first!
+        let first = FirstOutcome<Element.ResultType>(cancelled: nil)
+        Batch(PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: first)
+            .runAndWait(lanesOn: queue)
+        return first.outcome
     }
 }

@@ -1,168 +1,213 @@
 import Dispatch
+import Synchronization
 
-/// One run of a chain: a loop that applies each link to the outcome so far.
+/// One run of a composed task: a loop that applies each step of the chain to the outcome so
+/// far.
 ///
-/// A step that finishes at once is followed by the next in the same loop. A step that has to
+/// A chain is built by appending steps, each pointing at the body it continues. A run walks
+/// it once from the last step back to the first and then loops forward, so a chain of any
+/// length needs no deeper stack than a chain of one (releasing it is a loop too, see
+/// ``TaskBody``).
+///
+/// Outcomes travel between steps through two slots of raw memory, sized for the largest
+/// outcome in the chain: the outcome after position `p` is in slot `p % 2`. Position 0 starts
+/// the task the chain begins with; position `p` applies step `p - 1`. Each step knows the
+/// types it reads and writes, so no value is boxed or cast.
+///
+/// A step that finishes at once is followed by the next in the same loop. One that has to
 /// wait (a task returned by `flatMap`, a hop to a serial queue) ends the loop, and whatever
-/// finishes the wait starts the loop again, on its own stack. A wait that finishes before
-/// its start call returns is noticed, and the loop simply goes on, so a chain of tasks that
-/// all finish at once never nests calls either.
+/// finishes the wait starts it again at the next position, on its own stack. A wait that
+/// finishes before its start call returns is noticed through `phase`, and the loop simply
+/// goes on, so a chain of tasks that finish at once never nests calls.
 ///
-/// Synchronization: the loop's progress (the next link and the outcome so far) lives in local
-/// variables of ``drive(from:with:onStepQueue:)``. When the loop ends to wait, the progress is
-/// handed to whatever starts it again: the index is captured by the completion or the queue
-/// block, and an outcome that has to travel with it goes through `waiting`, which is locked.
-/// Everything stored here is immutable and `Sendable`, so a step that finishes at once costs
-/// no lock.
+/// The steps run as the work of the composed task's run, and the tasks they start are that
+/// run's children: cancelling the composed run cancels them, and the steps after them see
+/// ``CancellableTaskError/taskWasCancelled`` as an ordinary failure.
+///
+/// Synchronization: only one thread runs the loop at a time. A hand-off to the next thread
+/// goes through `phase` (acquire and release) or a queue's `async`, which order the slot
+/// writes before the reads; `steps` and `slots` are never reallocated.
 @usableFromInline
 final class ChainRun: Sendable {
     @usableFromInline
-    enum WaitPhase {
+    enum Phase {
         /// The loop is running, or the chain has finished.
-        case idle
-        /// The awaited task's start call has not returned yet.
-        case startingWork
-        /// The awaited task finished before its start call returned; the loop goes on with
-        /// this outcome.
-        case finishedWhileStarting(Result<Any, Error>)
-        /// The loop has ended; the awaited task's completion starts it again.
-        case waiting
-        /// The loop has ended to continue on a step's queue; the block sent there takes this
-        /// outcome.
-        case hopping(Result<Any, Error>)
+        @usableFromInline static var running: Int { 0 }
+        /// A step started work whose outcome may arrive at any moment.
+        @usableFromInline static var starting: Int { 1 }
+        /// That outcome arrived before the start call returned; the loop goes on.
+        @usableFromInline static var finishedWhileStarting: Int { 2 }
+        /// The loop has ended; the outcome's arrival starts it again.
+        @usableFromInline static var waiting: Int { 3 }
     }
 
-    /// The task the loop is waiting for, and how far its start has got.
+    /// A step of the chain, unretained: `tail` keeps the whole chain alive.
     @usableFromInline
-    struct Waiting {
+    struct Step {
         @usableFromInline
-        var phase = WaitPhase.idle
-        @usableFromInline
-        var cancelAwaited: (@Sendable () -> Void)?
+        unowned(unsafe) let body: any AnyTaskBody
 
         @inlinable
-        init() {}
-
-        /// The outcome a queue hop carried, once the hop has arrived.
-        @inlinable
-        mutating func takeHoppedOutcome() -> Result<Any, Error> {
-            guard case .hopping(let outcome) = phase else {
-                preconditionFailure("BUG IN TASKIG: a chain resumed on a step's queue without its outcome")
-            }
-            phase = .idle
-            return outcome
+        init(_ body: any AnyTaskBody) {
+            self.body = body
         }
     }
 
+    /// The composed task's run; `nil` for a run nothing can cancel.
     @usableFromInline
-    let links: [ChainLink]
+    let run: Run?
     @usableFromInline
-    let identity: ObjectIdentifier
+    let tail: any AnyTaskBody
+    /// The steps, first to last.
     @usableFromInline
-    let waiting: LockedState<Waiting>
+    nonisolated(unsafe) let steps: UnsafeMutableBufferPointer<Step>
     @usableFromInline
-    let token: CancellationToken
+    nonisolated(unsafe) let slots: UnsafeMutableRawPointer
     @usableFromInline
-    let cancellationHandler: CancellationToken.HandlerID?
+    let slotStride: Int
     @usableFromInline
-    let finish: @Sendable (Result<Any, Error>) -> Void
+    let phase = Atomic(Phase.running)
+    /// Takes the final outcome out of its slot and hands it on.
+    @usableFromInline
+    let finish: @Sendable (ChainRun) -> Void
 
-    /// A run of the chain ending in `tail`, which from now on cancels the task it waits for
-    /// when `token` is cancelled.
     @inlinable
-    init(tail: ChainLink, token: CancellationToken, finish: @escaping @Sendable (Result<Any, Error>) -> Void) {
-        self.links = tail.linksFromStart
-        self.identity = ObjectIdentifier(tail)
-        self.token = token
+    init(tail: any AnyTaskBody, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
+        self.run = run
+        self.tail = tail
         self.finish = finish
-        let waiting = LockedState(Waiting())
-        self.waiting = waiting
-        self.cancellationHandler = token.onCancel { waiting.withLock { $0.cancelAwaited }?() }
+        var count = 0
+        var body: any AnyTaskBody = tail
+        while let step = body.asChainStep {
+            count += 1
+            body = step.upstream
+        }
+        let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: count)
+        var size = 0
+        var alignment = 1
+        body = tail
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            let step = body.asChainStep!
+            steps.initializeElement(at: index, to: Step(body))
+            size = max(size, step.outcomeLayout.size, step.upstreamOutcomeLayout.size)
+            alignment = max(alignment, step.outcomeLayout.alignment, step.upstreamOutcomeLayout.alignment)
+            body = step.upstream
+        }
+        self.steps = steps
+        let stride = max(1, (size + alignment - 1) / alignment * alignment)
+        self.slotStride = stride
+        self.slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * stride, alignment: alignment)
     }
 
-    /// Runs the chain; `finish` gets its outcome.
-    @inlinable
-    func start() {
-        // The first link is the task the chain starts from, which replaces this outcome.
-        drive(from: 0, with: .failure(CancellableTaskError.taskWasCancelled))
+    deinit {
+        steps.deallocate()
+        slots.deallocate()
     }
 
-    /// Runs links from `index` on, starting from `outcome`, until the chain ends or a step
-    /// has to wait.
+    /// Runs the chain ending in `tail`, with the current run (see ``CurrentRun``) as the
+    /// composed task's run; `completion` gets the last step's outcome.
     @inlinable
-    func drive(from index: Int, with outcome: Result<Any, Error>, onStepQueue: Bool = false) {
-        var index = index
-        var current = outcome
-        var onQueue = onStepQueue
-        while index < links.count {
-            let link = links[index]
-            switch link.operation {
-            case .start(let work):
-                index += 1
-                guard let finished = startAndCheck(work, resumingAt: index) else { return }
-                current = finished
-            case .step(let queue, let kind, let transform):
-                if !onQueue && kind != .globalConcurrent && !QueueAffinity.isCurrent(queue, kind: kind) {
-                    hop(to: queue, resumingAt: index, with: current)
-                    return
+    static func start<Value>(
+        _ tail: TaskBody<Value>,
+        reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void
+    ) {
+        let chain = ChainRun(tail: tail, run: CurrentRun.run) { chain in
+            let last = chain.slot(after: chain.steps.count).assumingMemoryBound(to: Result<Value, Error>.self)
+            completion(last.move())
+        }
+        chain.drive(from: 0)
+    }
+
+    /// The slot holding the outcome after `position`.
+    @inlinable
+    func slot(after position: Int) -> UnsafeMutableRawPointer {
+        slots + (position & 1) * slotStride
+    }
+
+    /// Runs positions from `position` on, until the chain ends or a step has to wait.
+    @inlinable
+    func drive(from position: Int, onStepQueue: Bool = false) {
+        CurrentRun.whileRunning(run) {
+            var position = position
+            var onQueue = onStepQueue
+            while position <= steps.count {
+                if position == 0 {
+                    phase.store(Phase.starting, ordering: .relaxed)
+                    let first = steps[0].body.asChainStep!
+                    guard first.startUpstream(in: self, position: 0, output: slot(after: 0)) || goOnAfterStart()
+                    else { return }
+                } else {
+                    let body = steps[position - 1].body
+                    if !onQueue, case let hop = Self.placement(of: body), hop != .inPlace {
+                        let resumeAt = position
+                        hop.send { self.drive(from: resumeAt, onStepQueue: true) }
+                        return
+                    }
+                    onQueue = false
+                    phase.store(Phase.starting, ordering: .relaxed)
+                    let step = body.asChainStep!
+                    guard
+                        step.apply(slot(after: position - 1), to: slot(after: position), in: self, position: position)
+                            || goOnAfterStart()
+                    else { return }
                 }
-                onQueue = false
-                index += 1
-                let outcome = RunningWork.whileRunning(identity) {
-                    RunningWork.whileRunning(ObjectIdentifier(link)) { transform(current) }
-                }
-                switch outcome {
-                case .finished(let result):
-                    current = result
-                case .awaiting(let work):
-                    guard let finished = startAndCheck(work, resumingAt: index) else { return }
-                    current = finished
-                }
+                position += 1
             }
-        }
-        if let cancellationHandler { token.removeHandler(cancellationHandler) }
-        finish(current)
-    }
-
-    /// Continues with the link at `index` on `queue`. The outcome is not `Sendable`, so it
-    /// cannot be captured by the block; it travels in `waiting` instead, and the block takes
-    /// it out under the lock.
-    @inlinable
-    func hop(to queue: DispatchQueue, resumingAt index: Int, with outcome: Result<Any, Error>) {
-        waiting.withLock { $0.phase = .hopping(outcome) }
-        queue.async { [self] in
-            drive(from: index, with: waiting.withLock { $0.takeHoppedOutcome() }, onStepQueue: true)
+            finish(self)
         }
     }
 
-    /// Starts `work`. Returns its outcome when it already finished, so that the loop goes on;
-    /// `nil` when it will start the loop again at `index` itself later.
+    /// Where the step of `body` runs: here, or on its serial or main queue when this thread
+    /// is not on it, or on a worker when this is the main thread and the step's queue is a
+    /// global one, so that a step that blocks does not hold up the main queue.
     @inlinable
-    func startAndCheck(_ work: AwaitedWork, resumingAt index: Int) -> Result<Any, Error>? {
-        waiting.withLock { state in
-            state.phase = .startingWork
-            state.cancelAwaited = work.cancel
+    static func placement(of body: any AnyTaskBody) -> RunPlacement {
+        RunPlacement.forWork(of: body.queueKind, on: body.queue, release: .never)
+    }
+
+    /// After a start that did not finish at once: `true` when the outcome arrived meanwhile
+    /// (the loop goes on), `false` when the loop must end and wait for it.
+    @inlinable
+    func goOnAfterStart() -> Bool {
+        let (exchanged, _) = phase.compareExchange(
+            expected: Phase.starting, desired: Phase.waiting, ordering: .acquiringAndReleasing)
+        if exchanged { return false }
+        phase.store(Phase.running, ordering: .relaxed)
+        return true
+    }
+
+    /// Called once the outcome of the work started at `position` is in its slot.
+    @inlinable
+    func resume(at position: Int) {
+        let (exchanged, _) = phase.compareExchange(
+            expected: Phase.starting, desired: Phase.finishedWhileStarting, ordering: .acquiringAndReleasing)
+        if exchanged { return }
+        phase.store(Phase.running, ordering: .relaxed)
+        // Steps never run on Taskig's timer queue, which must stay free for the other timers.
+        if Scheduling.isOnTimerQueue {
+            WorkerPool.shared.submit { self.drive(from: position + 1) }
+        } else {
+            drive(from: position + 1)
         }
-        work.start { [self] result in
-            let resumesLoop = waiting.withLock { state -> Bool in
-                guard case .waiting = state.phase else {
-                    state.phase = .finishedWhileStarting(result)
-                    return false
-                }
-                state.phase = .idle
-                state.cancelAwaited = nil
-                return true
+    }
+
+    /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns
+    /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called.
+    @inlinable
+    func startChild<Work: ThrowableTaskType>(_ task: Work, position: Int, output: UnsafeMutableRawPointer) -> Bool {
+        let typedOutput = output.assumingMemoryBound(to: Result<Work.ResultType, Error>.self)
+        switch RunLaunch.launch(task, parent: run) {
+        case .finished(let outcome):
+            typedOutput.initialize(to: outcome)
+            return true
+        case .pending(let cell, _):
+            // The slot is written by the cell's one callback, before the loop resumes.
+            nonisolated(unsafe) let slot = typedOutput
+            cell.whenComplete { outcome in
+                slot.initialize(to: outcome)
+                self.resume(at: position)
             }
-            if resumesLoop { drive(from: index, with: result) }
-        }
-        return waiting.withLock { state in
-            guard case .finishedWhileStarting(let result) = state.phase else {
-                state.phase = .waiting
-                return nil
-            }
-            state.phase = .idle
-            state.cancelAwaited = nil
-            return result
+            return false
         }
     }
 }

@@ -4,31 +4,64 @@ extension ThrowableTaskType {
     /// A task that runs this one, then the task `next` makes from its value, and takes that
     /// task's outcome (Bolts' "return a task from a continuation").
     ///
-    /// A failure skips `next`. The returned task is waited for without blocking a thread, and
-    /// cancelling the new task cancels it.
+    /// A failure, cancellation included, skips `next`. The returned task runs as a child of
+    /// the composed task's run: it is waited for without blocking a thread, and cancelling the
+    /// composed run cancels it.
     ///
     /// ```swift
     /// let avatar = fetchUser(id).flatMap { user in fetchImage(user.avatarURL) }
     /// ```
     @inlinable
     public func flatMap<Next: ThrowableTaskType>(
-        on queue: DispatchQueue = .global(),
+        on queue: DispatchQueue,
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        // `Next` need not be `Sendable`, nor its conformance nonisolated, but a task's contract
-        // lets Taskig run it from any thread, and that is all this step does with it.
-        nonisolated(unsafe) let step = { (outcome: Result<Any, Error>) -> StepOutcome in
-            switch outcome.typed(as: ResultType.self) {
-            case .success(let value):
-                do {
-                    return .awaiting(AwaitedWork.run(of: try next(value)))
-                } catch {
-                    return .finished(.failure(error))
-                }
-            case .failure(let error):
-                return .finished(.failure(error))
+        composed(on: queue) { FlatMapStep(previous: $0, next: next) }
+    }
+
+    /// The same as ``flatMap(on:_:)`` on the global queue.
+    ///
+    /// ```swift
+    /// let avatar = fetchUser(id).flatMap { user in fetchImage(user.avatarURL) }
+    /// ```
+    @inlinable
+    public func flatMap<Next: ThrowableTaskType>(
+        _ next: @escaping @Sendable (ResultType) throws -> Next
+    ) -> ThrowableTask<Next.ResultType> {
+        composed(on: nil) { FlatMapStep(previous: $0, next: next) }
+    }
+}
+
+/// The step of ``ThrowableTaskType/flatMap(on:_:)``.
+@usableFromInline
+struct FlatMapStep<Input, Next: ThrowableTaskType>: TypedChainStep {
+    @usableFromInline
+    typealias Value = Next.ResultType
+
+    @usableFromInline
+    unowned(unsafe) let previous: TaskBody<Input>
+    @usableFromInline
+    let next: @Sendable (Input) throws -> Next
+
+    @inlinable
+    init(previous: TaskBody<Input>, next: @escaping @Sendable (Input) throws -> Next) {
+        self.previous = previous
+        self.next = next
+    }
+
+    @inlinable
+    func apply(
+        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
+    ) -> Bool {
+        switch takeInput(inputSlot) {
+        case .success(let value):
+            do {
+                return chain.startChild(try next(value), position: position, output: outputSlot)
+            } catch {
+                return put(.failure(error), in: outputSlot)
             }
+        case .failure(let error):
+            return put(.failure(error), in: outputSlot)
         }
-        return continued(on: queue) { outcome in step(outcome) }
     }
 }

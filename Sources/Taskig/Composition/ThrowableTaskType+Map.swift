@@ -4,27 +4,56 @@ extension ThrowableTaskType {
     /// A task that runs this one and transforms its value (Bolts' `continueOnSuccessWith`,
     /// a promise's `then`).
     ///
-    /// A failure skips `transform` and passes through unchanged; an error `transform` throws
-    /// fails the new task.
+    /// A failure, cancellation included, skips `transform` and passes through unchanged; an
+    /// error `transform` throws fails the new task.
     ///
     /// ```swift
     /// let length = ThrowableTask { try String(contentsOf: url) }.map { $0.count }
     /// ```
     ///
     /// - Parameters:
-    ///   - queue: where `transform` runs. On a global queue (the default) it runs on
-    ///     whichever thread finished the step before; on any other queue it runs on that queue.
+    ///   - queue: where `transform` runs. On a global queue it runs on whichever thread
+    ///     finished the step before (off the main thread); on any other queue it runs on
+    ///     that queue.
     ///   - transform: makes the new value from this task's value.
     @inlinable
     public func map<U>(
-        on queue: DispatchQueue = .global(),
+        on queue: DispatchQueue,
         _ transform: @escaping @Sendable (ResultType) throws -> U
     ) -> ThrowableTask<U> {
-        continued(on: queue) { outcome in
-            .finished(
-                outcome.typed(as: ResultType.self).flatMap { value in
-                    Result { try transform(value) as Any }
-                })
-        }
+        composed(on: queue) { MapStep(previous: $0, transform: transform) }
+    }
+
+    /// A task that runs this one and transforms its value, on the global queue (see
+    /// ``map(on:_:)``).
+    ///
+    /// ```swift
+    /// let length = ThrowableTask { try String(contentsOf: url) }.map { $0.count }
+    /// ```
+    @inlinable
+    public func map<U>(_ transform: @escaping @Sendable (ResultType) throws -> U) -> ThrowableTask<U> {
+        composed(on: nil) { MapStep(previous: $0, transform: transform) }
+    }
+}
+
+/// The step of ``ThrowableTaskType/map(on:_:)``.
+@usableFromInline
+struct MapStep<Input, Value>: TypedChainStep {
+    @usableFromInline
+    unowned(unsafe) let previous: TaskBody<Input>
+    @usableFromInline
+    let transform: @Sendable (Input) throws -> Value
+
+    @inlinable
+    init(previous: TaskBody<Input>, transform: @escaping @Sendable (Input) throws -> Value) {
+        self.previous = previous
+        self.transform = transform
+    }
+
+    @inlinable
+    func apply(
+        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
+    ) -> Bool {
+        put(takeInput(inputSlot).flatMap { value in Result { try transform(value) } }, in: outputSlot)
     }
 }

@@ -5,8 +5,9 @@ extension ThrowableTaskType {
     ///
     /// Runs the task and suspends until it finishes, without blocking a thread of Swift's
     /// cooperative pool (the work runs on its queue, or on a Taskig worker for a global
-    /// queue). Cancelling the calling Swift task cancels this task and throws
-    /// ``CancellableTaskError/taskWasCancelled``.
+    /// queue). The run is independent of any Taskig run; cancelling the calling Swift task
+    /// cancels it and throws ``CancellableTaskError/taskWasCancelled`` at once. The task itself
+    /// stays usable.
     ///
     /// ```swift
     /// func refresh() async throws -> [Item] {
@@ -15,23 +16,20 @@ extension ThrowableTaskType {
     /// ```
     public var value: ResultType {
         get async throws {
-            if RunningWork.wouldWaitForItself(self) { throw TaskigError.awaitedFromItsOwnWork }
-            let run = TaskRun.cell(for: self)
-            // Cancelling is allowed from any thread; the handler does nothing else with it.
-            nonisolated(unsafe) let cancellable = self as? CancellableTaskType
-            let queue = executionQueue
-            // The continuation only signals; the outcome stays in the run, which hands it out.
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    run.whenComplete { _ in continuation.resume() }
-                    Scheduling.startSoon(on: queue) { run.startIfNeeded() }
+            switch RunLaunch.launch(self, parent: nil, mayGiveUp: true, start: .away(after: 0)) {
+            case .finished(let outcome):
+                return try outcome.get()
+            case .pending(let cell, let run):
+                // The continuation only signals; the outcome stays in the cell, which hands it out.
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        cell.whenComplete { _ in continuation.resume() }
+                    }
+                } onCancel: {
+                    run?.cancel()
                 }
-            } onCancel: {
-                if run.complete(with: .failure(CancellableTaskError.taskWasCancelled)) {
-                    cancellable?.cancel()
-                }
+                return try cell.completedValue!.get()
             }
-            return try run.completedValue!.get()
         }
     }
 }
@@ -48,13 +46,15 @@ extension TaskType {
     /// ```
     public var value: ResultType {
         get async {
-            let run = TaskRun.cell(for: self)
-            let queue = executionQueue
-            await withCheckedContinuation { continuation in
-                run.whenComplete { _ in continuation.resume() }
-                Scheduling.startSoon(on: queue) { run.startIfNeeded() }
+            switch CurrentRun.whileRunning(nil, { RunLaunch.launch(self, start: .away(after: 0)) }) {
+            case .finished(let value):
+                return value
+            case .pending(let cell):
+                await withCheckedContinuation { continuation in
+                    cell.whenComplete { _ in continuation.resume() }
+                }
+                return cell.completedValue!
             }
-            return run.completedValue!
         }
     }
 }

@@ -13,65 +13,49 @@ import Dispatch
 /// let again = try report.await()        // the same value, at once
 /// ```
 ///
-/// A future is a ``ThrowableTaskType``, so it composes (`map`, `flatMap`, …) and joins the
-/// collection waits. Waiting for a future from inside its own work fails with
+/// A future is one shared run: ``cancel()`` cancels it for every waiter, while a waiter that
+/// gives up (`await(timeout:)`, a race it lost) gives up only its own wait. A future is a
+/// ``ThrowableTaskType``, so it composes (`map`, `flatMap`, …) and joins the collection
+/// waits; a continuation registered on a future runs on the thread that completes it, at once
+/// when it is already complete. Waiting for a future from inside its own work fails with
 /// ``TaskigError/awaitedFromItsOwnWork`` instead of waiting forever.
 public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     @usableFromInline
-    let cell: CompletionCell<Result<T, Error>>
-    /// The cancellation state of the work behind the future.
-    @usableFromInline
-    let sourceCancellation: CancellationToken
+    let state: FutureState<T>
 
     @inlinable
-    init(cell: CompletionCell<Result<T, Error>>, sourceCancellation: CancellationToken) {
-        self.cell = cell
-        self.sourceCancellation = sourceCancellation
+    init(state: FutureState<T>) {
+        self.state = state
     }
 
     /// A future has no work of its own to run; waiting for it only listens.
     public var executionQueue: DispatchQueue { QueueAffinity.defaultGlobalQueue }
 
     /// Reports the outcome through `completion` once it is known: at once, on this thread,
-    /// when it already is.
+    /// when it already is, and otherwise on the thread that completes the future.
+    @inlinable
     public func action(completion: @escaping @Sendable (Result<T, Error>) -> Void) {
-        cell.whenComplete(completion)
+        state.cell.whenComplete(completion)
     }
 
     /// The outcome, if it is known yet; `nil` while the work is still running.
     public var result: Result<T, Error>? {
-        cell.completedValue
+        state.cell.completedValue
     }
 
     /// Whether the future ended by being cancelled.
     public var isCancelled: Bool {
-        if case .failure(CancellableTaskError.taskWasCancelled)? = cell.completedValue { return true }
+        if case .failure(CancellableTaskError.taskWasCancelled)? = state.cell.completedValue { return true }
         return false
     }
 
     /// Cancels the future if its outcome is not known yet: every waiter and continuation gets
-    /// ``CancellableTaskError/taskWasCancelled`` at once, and the work behind it is
-    /// cancelled. A future that already has its outcome keeps it.
+    /// ``CancellableTaskError/taskWasCancelled`` at once, and the run behind it is cancelled
+    /// (its work sees ``ThrowableTask/isCurrentTaskCancelled``). A future that already has its
+    /// outcome keeps it. The task it was started from stays usable.
     public func cancel() {
-        _ = cancelIfPending()
-    }
-
-    @inlinable
-    func cancelIfPending() -> Bool {
-        guard cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) else { return false }
-        sourceCancellation.cancel()
-        return true
+        state.cancel()
     }
 }
 
-extension Future: ActionReportsCancellation {}
-
-extension Future: KnownQueueKind {
-    @usableFromInline
-    var executionQueueKind: QueueAffinity.Kind { .globalConcurrent }
-}
-
-extension Future: SelfAwaitDetectable {
-    @usableFromInline
-    var runningWorkIdentity: ObjectIdentifier? { ObjectIdentifier(cell.state.buffer) }
-}
+extension Future: ListeningTask {}

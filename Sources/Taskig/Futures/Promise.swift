@@ -2,7 +2,9 @@
 /// `TaskCompletionSource`, a promise's resolve and reject).
 ///
 /// The first of ``resolve(_:)``, ``reject(_:)`` and ``cancel()`` wins; later calls change
-/// nothing and return `false`. This holds when many threads call them at once.
+/// nothing and return `false`. This holds when many threads call them at once. The
+/// continuations registered on the future run on the thread that decides the outcome, before
+/// that call returns (those registered by a continuation run after it, on the same thread).
 ///
 /// ```swift
 /// let promise = Promise<Data>()
@@ -17,21 +19,21 @@ public final class Promise<T>: Sendable {
 
     /// A promise whose future is still waiting for an outcome.
     public init() {
-        future = Future(cell: CompletionCell(work: { _ in }), sourceCancellation: CancellationToken())
+        future = Future(state: FutureState(cell: CompletionCell(), run: nil))
     }
 
     /// Fulfils the future with `value`. Returns `false`, changing nothing, when the future
     /// already has an outcome.
     @discardableResult
     public func resolve(_ value: T) -> Bool {
-        future.cell.complete(with: .success(value))
+        future.state.cell.complete(with: .success(value))
     }
 
     /// Fails the future with `error`. Returns `false`, changing nothing, when the future
     /// already has an outcome.
     @discardableResult
     public func reject(_ error: Error) -> Bool {
-        future.cell.complete(with: .failure(error))
+        future.state.cell.complete(with: .failure(error))
     }
 
     /// Cancels the future: its waiters and continuations get
@@ -39,6 +41,6 @@ public final class Promise<T>: Sendable {
     /// when the future already has an outcome.
     @discardableResult
     public func cancel() -> Bool {
-        future.cancelIfPending()
+        future.state.cancel()
     }
 }

@@ -125,5 +125,3 @@ extension Task where T == Void {
         Task(executionQueue: executionQueue, action: action).async(delayBy: delayBy)
     }
 }
-
-extension Task: KnownQueueKind {}

@@ -4,11 +4,11 @@ import Foundation
 extension ThrowableTaskType {
     /// A task that runs this one up to `attempts` times in all, until one run succeeds.
     ///
-    /// Between runs it waits without holding a thread: `delay` seconds before the second
-    /// run, then twice as long before each further one (exponential backoff: `delay`,
-    /// `2 × delay`, `4 × delay`, …). It fails with the last run's error. It stops at once,
-    /// without another run, when it is cancelled or a run fails with
-    /// ``CancellableTaskError/taskWasCancelled``.
+    /// Each attempt is a new run of this task, a child of the retry's run. Between runs it
+    /// waits without holding a thread: `delay` seconds before the second run, then twice as
+    /// long before each further one (exponential backoff: `delay`, `2 × delay`, `4 × delay`,
+    /// …). It fails with the last run's error. It stops at once, without another run, when its
+    /// run is cancelled or a run fails with ``CancellableTaskError/taskWasCancelled``.
     ///
     /// `attempts` must be at least 1; a `delay` below zero counts as zero.
     ///
@@ -19,51 +19,53 @@ extension ThrowableTaskType {
         requireCorrectUse(
             attempts >= 1, "retry(\(attempts)): attempts is the total number of runs and must be at least 1")
         requireCorrectUse(!delay.isNaN, "retry(_:delay:) was given a NaN delay; pass a number of seconds")
-        let firstDelay = min(max(delay, 0), Scheduling.longestDelay)
-        let token = (self as? CancellationTokenCarrier)?.cancellationToken ?? CancellationToken()
-        // The task is only run, which its contract allows from any thread.
-        nonisolated(unsafe) let makeTaskRun = { TaskRun.cell(for: self) }
-        let makeRun: @Sendable () -> CompletionCell<Result<ResultType, Error>> = { makeTaskRun() }
-        let queue = executionQueue
-        return ThrowableTask(executionQueue: queue, cancellationToken: token) { completion in
-            RetryLoop(
-                makeRun: makeRun, queue: queue, attempts: attempts, firstDelay: firstDelay, token: token,
-                completion: completion
-            )
-            .run(attempt: 1)
+        // A task's contract lets Taskig run it from any thread, which is all the closure does.
+        nonisolated(unsafe) let launchRun = { (parent: Run?, start: RunLaunch.Start) in
+            RunLaunch.launch(self, parent: parent, start: start)
         }
+        let work = RetryWork<ResultType>(
+            attempts: attempts, firstDelay: min(max(delay, 0), Scheduling.longestDelay),
+            launch: { parent, start in launchRun(parent, start) })
+        return ThrowableTask(body: TaskBody(queue: executionQueue, work: .source(work)))
     }
 }
 
-/// The runs of one ``ThrowableTaskType/retry(_:delay:)``, each started after the previous one
-/// failed, never nested in it.
-struct RetryLoop<Value>: Sendable {
-    let makeRun: @Sendable () -> CompletionCell<Result<Value, Error>>
-    let queue: DispatchQueue
+/// The work of ``ThrowableTaskType/retry(_:delay:)``: runs of the task, each started after the
+/// previous one failed, never nested in it.
+struct RetryWork<Value>: SourceWork {
     let attempts: Int
     let firstDelay: TimeInterval
-    let token: CancellationToken
-    let completion: @Sendable (Result<Value, Error>) -> Void
+    /// Starts one run of the task, as a child of the given run.
+    let launch: @Sendable (Run?, RunLaunch.Start) -> RunLaunch.Launched<Value>
 
-    func run(attempt: Int) {
-        let cell = makeRun()
-        cell.whenComplete { result in
-            guard case .failure(let error) = result else {
-                completion(result)
-                return
-            }
-            // Once the retrying task is cancelled, that is its outcome, whatever the last run did.
-            guard !token.isCancelled else {
-                completion(.failure(CancellableTaskError.taskWasCancelled))
-                return
-            }
-            guard attempt < attempts, !(error is CancellableTaskError) else {
-                completion(result)
+    func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
+        attempt(1, parent: CurrentRun.run, start: .nearby, completion: completion)
+    }
+
+    func attempt(
+        _ attempt: Int,
+        parent: Run?,
+        start: RunLaunch.Start,
+        completion: @escaping @Sendable (Result<Value, Error>) -> Void
+    ) {
+        if parent?.isCancelled == true {
+            completion(.failure(CancellableTaskError.taskWasCancelled))
+            return
+        }
+        let next: @Sendable (Result<Value, Error>) -> Void = { outcome in
+            guard case .failure(let error) = outcome, attempt < attempts, !(error is CancellableTaskError),
+                parent?.isCancelled != true
+            else {
+                let cancelled = parent?.isCancelled == true
+                completion(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
                 return
             }
             let wait = min(firstDelay * pow(2, Double(attempt - 1)), Scheduling.longestDelay)
-            Scheduling.after(wait) { run(attempt: attempt + 1) }
+            self.attempt(attempt + 1, parent: parent, start: .away(after: wait), completion: completion)
         }
-        Scheduling.startSoon(on: queue) { cell.startIfNeeded() }
+        switch launch(parent, start) {
+        case .finished(let outcome): next(outcome)
+        case .pending(let cell, _): cell.whenComplete(next)
+        }
     }
 }

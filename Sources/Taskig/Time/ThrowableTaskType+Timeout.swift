@@ -2,11 +2,13 @@ import Dispatch
 import Foundation
 
 extension ThrowableTaskType {
-    /// A task that runs this one but fails with ``TaskigError/timedOut`` when it takes
-    /// longer than `seconds`, and then cancels it.
+    /// A task that runs this one but fails with ``TaskigError/timedOut`` when a run takes
+    /// longer than `seconds`, and then cancels that run.
     ///
     /// Unlike ``await(timeout:)``, this is a cold task that composes: the limit applies to
-    /// each run, wherever it is awaited. A limit of zero or less times out at once.
+    /// each run, wherever it is awaited, and the task it wraps stays usable, so
+    /// `fetch(url).timeout(2).retry(3)` really makes up to three runs. A limit of zero or less
+    /// times out at once, without starting the work.
     ///
     /// ```swift
     /// let page = try fetch(url).timeout(5).retry(3).await()
@@ -14,25 +16,32 @@ extension ThrowableTaskType {
     public func timeout(_ seconds: TimeInterval) -> ThrowableTask<ResultType> {
         requireCorrectUse(!seconds.isNaN, "timeout(_:) was given NaN; pass a number of seconds")
         let limit = min(max(seconds, 0), Scheduling.longestDelay)
-        let token = (self as? CancellationTokenCarrier)?.cancellationToken ?? CancellationToken()
-        // The task is only run and cancelled, which its contract allows from any thread.
-        nonisolated(unsafe) let makeRun = { TaskRun.cell(for: self) }
-        nonisolated(unsafe) let cancelTask = { (self as? CancellableTaskType)?.cancel() }
-        let queue = executionQueue
-        return ThrowableTask(executionQueue: queue, cancellationToken: token) { completion in
-            let run = makeRun()
-            run.whenComplete(completion)
-            guard limit > 0 else {
-                if run.complete(with: .failure(TaskigError.timedOut)) { cancelTask() }
-                return
-            }
+        return ThrowableTask(
+            body: TaskBody(queue: executionQueue, work: .source(TimeoutWork(task: self, limit: limit))))
+    }
+}
+
+/// The work of ``ThrowableTaskType/timeout(_:)``: one run of the task, as a child of the
+/// timeout's run, given up at the limit.
+struct TimeoutWork<Work: ThrowableTaskType>: SourceWork {
+    /// A task's contract lets Taskig run it from any thread, which is all this does with it.
+    nonisolated(unsafe) let task: Work
+    let limit: TimeInterval
+
+    func start(reportingTo completion: @escaping @Sendable (Result<Work.ResultType, Error>) -> Void) {
+        guard limit > 0 else {
+            completion(.failure(TaskigError.timedOut))
+            return
+        }
+        switch RunLaunch.launch(task, parent: CurrentRun.run, deadline: true) {
+        case .finished(let outcome):
+            completion(outcome)
+        case .pending(let cell, let run):
+            cell.whenComplete(completion)
             Scheduling.after(limit) {
-                // The waiters must see the timeout before the cancellation it causes.
-                if run.complete(with: .failure(TaskigError.timedOut)) {
-                    cancelTask()
-                }
+                // The waiters see the timeout before the run hears of the cancellation it causes.
+                if cell.complete(with: .failure(TaskigError.timedOut)) { run?.cancel() }
             }
-            Scheduling.startSoon(on: queue) { run.startIfNeeded() }
         }
     }
 }

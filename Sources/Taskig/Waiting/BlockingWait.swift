@@ -1,21 +1,23 @@
 import Dispatch
 import Foundation
 
-/// How a thread waits for a run to complete.
+/// How a thread waits for a cell to complete.
 ///
 /// - On the main thread the wait runs the main run loop, so blocks sent to
 ///   `DispatchQueue.main` (including the task's own work, or its completion) keep running;
 ///   a completion on another thread wakes the loop by sending it an empty block.
 /// - On any other thread the wait parks the thread on a semaphore.
 ///
-/// A run that is already complete costs no parking at all, which is the common case when
-/// the work ran in place.
+/// A cell that is already complete costs no parking at all, which is the common case when
+/// the work ran in place. Before it parks, a thread delivers the completions it queued while
+/// delivering others (see ``CompletionDrain``): the one it waits for may be among them.
 @usableFromInline
 enum BlockingWait {
     /// Waits for `cell`, at most until `deadline`. Returns `nil` only when the deadline passed.
     @inlinable
     static func value<Value>(of cell: CompletionCell<Value>, until deadline: DispatchTime? = nil) -> Value? {
         if let value = cell.completedValue { return value }
+        CompletionDrain.runDeferred()
         if MainThread.isCurrent {
             return runMainRunLoop(until: cell, deadline: deadline)
         }

@@ -6,7 +6,9 @@
 ///
 /// All state sits in one ``LockedState``: the ``CompletionStateMachine`` and the value. The
 /// value never changes once the machine is completed. Work and callbacks run outside the
-/// lock so that they may re-enter the cell.
+/// lock so that they may re-enter the cell, and callbacks go through ``CompletionDrain``, so
+/// that completions set off by callbacks (a chain of futures, each completing the next) run
+/// one after another instead of one inside another.
 @usableFromInline
 struct CompletionCell<Value>: Sendable {
     /// Work that reports its value through the callback it is given.
@@ -28,6 +30,12 @@ struct CompletionCell<Value>: Sendable {
 
     @usableFromInline
     let state: LockedState<State>
+
+    /// A cell that some other code completes: it has no work of its own to start.
+    @inlinable
+    init() {
+        state = LockedState(State(machine: CompletionStateMachine(startedWithoutWork: ())))
+    }
 
     /// A run of `work`. Nothing runs until someone calls ``startIfNeeded()``.
     @inlinable
@@ -76,7 +84,7 @@ struct CompletionCell<Value>: Sendable {
             return action
         }
         guard case .deliver(let callbacks) = action else { return false }
-        for callback in callbacks { callback() }
+        if !callbacks.isEmpty { CompletionDrain.deliver(callbacks) }
         return true
     }
 

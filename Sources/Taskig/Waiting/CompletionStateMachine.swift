@@ -47,6 +47,12 @@ struct CompletionStateMachine {
         phase = .notStarted(work)
     }
 
+    /// A run whose work is not the cell's to start.
+    @inlinable
+    init(startedWithoutWork: Void) {
+        phase = .started
+    }
+
     @inlinable
     var isCompleted: Bool {
         if case .completed = phase { return true }

@@ -58,6 +58,12 @@ package struct LockedState<State>: @unchecked Sendable {
     }
 }
 
+extension LockedState: CustomReflectable {
+    /// No children: a mirror must not read the state without the lock.
+    @usableFromInline
+    package var customMirror: Mirror { Mirror(self, children: [:]) }
+}
+
 @usableFromInline
 final class LockedStateBuffer<State>: ManagedBuffer<State, PlatformLock.Primitive> {
     deinit {

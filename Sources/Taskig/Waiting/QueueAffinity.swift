@@ -24,17 +24,29 @@ enum QueueAffinity {
     @usableFromInline
     static let defaultGlobalQueue = DispatchQueue.global()
 
+    /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way (see
+    /// ``isOnTaggedQueue``).
     @usableFromInline
     static func kind(of queue: DispatchQueue) -> Kind {
         #if canImport(Darwin)
             // Darwin's root queues are singletons, and its `setSpecific` refuses them.
             if queue === DispatchQueue.main { return .main }
-            return queue.label.utf8.starts(with: rootQueueLabelPrefix.utf8) ? .globalConcurrent : .other
+            if queue.label.utf8.starts(with: rootQueueLabelPrefix.utf8) { return .globalConcurrent }
         #else
             // Reading a specific is much cheaper than building the label as a `String`.
-            guard queuesAreMarked else { return .other }
-            return queue.getSpecific(key: kindKey)?.kind ?? .other
+            if queuesAreMarked, let kind = queue.getSpecific(key: kindKey)?.kind { return kind }
         #endif
+        if queue.getSpecific(key: queueTagKey) == nil { _ = tagged(queue) }
+        return .other
+    }
+
+    /// Whether the calling code runs on a queue Taskig has tagged: the main queue, or a queue
+    /// that some task was made for or that some wait asked about. A thread that is on no
+    /// tagged queue holds none of the queues of the tasks made so far.
+    @usableFromInline
+    static var isOnTaggedQueue: Bool {
+        _ = mainQueueTag
+        return DispatchQueue.getSpecific(key: queueTagKey) != nil
     }
 
     /// Whether the calling code runs on the main queue (or is the main thread itself).

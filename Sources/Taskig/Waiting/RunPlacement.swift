@@ -1,83 +1,95 @@
 import Dispatch
+import Foundation
 
-/// Where a run's work starts, decided once per wait.
+/// Where a run's work starts.
 ///
 /// | task's queue | waiter on that queue | waiter elsewhere |
 /// | --- | --- | --- |
-/// | global concurrent | in place | in place, or on a Taskig worker when the waiter must be able to leave early (see ``EarlyRelease``) |
+/// | global concurrent | in place, unless the waiter is the main thread or must be free to leave early (see below) | same |
 /// | main | in place | `DispatchQueue.main.async` |
 /// | any other queue | in place | `queue.async` |
 ///
 /// Running in place is what `DispatchQueue.sync` does for a concurrent queue: a global queue
 /// promises no particular thread, so the waiting thread may as well do the work instead of
-/// parking while another thread does it. It also means a blocked waiter never needs a
-/// second thread, so nested waits cannot exhaust any pool. On a serial queue the waiter
-/// already holds the queue, so running in place is the only way that does not deadlock.
+/// parking while another thread does it, and a blocked waiter then never needs a second
+/// thread, so nested waits cannot exhaust any pool. On a serial queue the waiter already holds
+/// the queue, so running in place is the only way that does not deadlock.
+///
+/// Global-queue work goes to a Taskig worker instead in two cases. On the main thread the
+/// work could tell where it runs (`DispatchQueue.main.sync` would crash, a block sent to the
+/// main queue would wait for the waiter), so it runs elsewhere while the main queue stays
+/// serviced. And a run that something else can cancel (see ``Run/isCancellable``) must let its
+/// waiter go at once, which a waiter busy running the work cannot do; except on a worker, where
+/// the waiter is itself some run's work: there the work runs in place, so nesting never
+/// multiplies threads, and the outer waiter is released by its own run's cancellation.
 @usableFromInline
-enum RunPlacement {
-    /// Start the work on the calling thread.
+enum RunPlacement: Sendable, Equatable {
+    /// On the calling thread.
     case inPlace
-    /// Send the work to the queue, which may be serial.
+    /// Sent to the queue, which may be serial.
     case onQueue(DispatchQueue)
-    /// Hand the work to a Taskig worker thread, or run it in place when none is free.
+    /// Handed to a Taskig worker (see ``WorkerPool``).
     case onWorker
 
-    /// When the waiter must be free to return before the work ends.
+    /// When the waiter must be free to leave before the work ends.
     @usableFromInline
-    enum EarlyRelease {
-        /// Never: the waiter waits for the work.
+    enum Release: Sendable {
+        /// Never: nothing but the work's end ends the wait.
         case never
-        /// When the task is cancelled. Honoured by handing the work to a worker, except
-        /// when the waiter is itself a worker (a lane of a collection wait, or work nested
-        /// in one): there the work runs in place, so nesting never multiplies threads.
+        /// When the run is cancelled (see ``Run/isCancellable``): honoured by running the
+        /// work elsewhere, except on a worker, where nesting runs it in place.
         case onCancel
-        /// At a deadline, which is always honoured: the work always gets a worker.
+        /// At a deadline, which is always honoured: the work never runs on the waiter.
         case atDeadline
     }
 
-    /// Where a run of `task`, whose queue is `queue`, starts. The queue is only asked for when
-    /// the task does not know its kind or its queue is not a global one.
+    /// Where work whose queue is `queue`, of kind `kind`, starts for a waiter on this thread.
     @inlinable
-    static func forTask<Work>(
-        _ task: Work,
-        on queue: @autoclosure () -> DispatchQueue,
-        release: EarlyRelease
-    ) -> RunPlacement {
-        let kind = (task as? KnownQueueKind)?.executionQueueKind ?? QueueAffinity.kind(of: queue())
+    static func forWork(of kind: QueueAffinity.Kind, on queue: DispatchQueue?, release: Release) -> RunPlacement {
         switch kind {
         case .globalConcurrent:
+            if MainThread.isCurrent { return .onWorker }
             switch release {
             case .never: return .inPlace
             case .onCancel: return WorkerThread.isCurrent ? .inPlace : .onWorker
             case .atDeadline: return .onWorker
             }
         case .main, .other:
-            let queue = queue()
+            let queue = queue ?? QueueAffinity.defaultGlobalQueue
             return QueueAffinity.isCurrent(queue, kind: kind) ? .inPlace : .onQueue(queue)
         }
     }
-}
 
-extension CompletionCell {
-    /// Starts the run's work where `placement` says.
+    /// Where work whose queue is `queue` starts for a caller that does not wait for it
+    /// (`async`, `start()`): never on this thread.
     @inlinable
-    func launch(_ placement: RunPlacement) {
-        switch placement {
-        case .inPlace:
-            startIfNeeded()
-        case .onQueue(let queue):
-            queue.async { self.startIfNeeded() }
-        case .onWorker:
-            // Only a waiter that is not a worker, or one with a deadline, hands work over, so
-            // this never multiplies threads through nesting, and the work must start.
-            _ = WorkerPool.shared.trySubmit({ self.startIfNeeded() }, admission: .always)
+    static func away(of kind: QueueAffinity.Kind, on queue: DispatchQueue?) -> RunPlacement {
+        switch kind {
+        case .globalConcurrent: return .onWorker
+        case .main, .other: return .onQueue(queue ?? QueueAffinity.defaultGlobalQueue)
         }
     }
-}
 
-/// A task that worked out what kind of queue it runs on when it was made, so that waiting
-/// for it does not read the queue's label every time.
-@usableFromInline
-protocol KnownQueueKind {
-    var executionQueueKind: QueueAffinity.Kind { get }
+    /// Runs `job` where this placement says, after `delay` seconds (at once for zero or less).
+    @inlinable
+    func send(after delay: TimeInterval = 0, _ job: @escaping @Sendable () -> Void) {
+        if delay > 0 {
+            Scheduling.after(delay) { self.send(job) }
+            return
+        }
+        switch self {
+        case .inPlace: job()
+        case .onQueue(let queue): queue.async(execute: job)
+        case .onWorker: WorkerPool.shared.submit(job)
+        }
+    }
+
+    @inlinable
+    static func == (lhs: RunPlacement, rhs: RunPlacement) -> Bool {
+        switch (lhs, rhs) {
+        case (.inPlace, .inPlace), (.onWorker, .onWorker): return true
+        case (.onQueue(let left), .onQueue(let right)): return left === right
+        default: return false
+        }
+    }
 }

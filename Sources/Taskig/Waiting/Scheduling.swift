@@ -1,7 +1,13 @@
 import Dispatch
 import Foundation
 
-/// Starting a run later, on its queue, without anyone blocking for it.
+/// Taskig's timers: timeouts, delays and retry backoff.
+///
+/// They fire on one serial queue of Dispatch's, which gets a thread at once even when the
+/// global pool is busy with blocked work, and which gives its thread back when idle. What a
+/// timer runs there is short (completing a cell, cancelling a run); anything that runs user
+/// code from there (a continuation, an `async` callback) moves on to a worker first (see
+/// ``isOnTimerQueue``), so that one slow continuation cannot hold up the other timers.
 @usableFromInline
 enum Scheduling {
     /// Delays are capped here (about 31 years) so that huge values cannot overflow a
@@ -9,43 +15,37 @@ enum Scheduling {
     @usableFromInline
     static let longestDelay: TimeInterval = 1e9
 
-    /// Where Taskig's own timers fire (timeouts, delays, retry backoff). A serial queue gets
-    /// a thread of its own at once, so the timers stay on time even when the global pool is
-    /// busy with blocked work; what they run is short.
     @usableFromInline
-    static let timerQueue = DispatchQueue(label: "taskig.timers")
+    static let timerQueue: DispatchQueue = {
+        let queue = DispatchQueue(label: "taskig.timers")
+        queue.setSpecific(key: timerQueueKey, value: ())
+        return queue
+    }()
 
-    @inlinable
-    static func start<Value>(_ cell: CompletionCell<Value>, on queue: DispatchQueue, after delay: TimeInterval) {
-        requireCorrectUse(!delay.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
-        if delay > 0 {
-            queue.asyncAfter(deadline: .now() + min(delay, longestDelay)) { cell.startIfNeeded() }
-        } else {
-            queue.async { cell.startIfNeeded() }
-        }
+    private static let timerQueueKey = DispatchSpecificKey<Void>()
+
+    /// Whether this code runs on the timer queue.
+    @usableFromInline
+    static var isOnTimerQueue: Bool {
+        _ = timerQueue
+        return DispatchQueue.getSpecific(key: timerQueueKey) != nil
     }
 
-    /// Runs `work` soon, never on the calling thread: on `queue`, or for a global queue on a
-    /// Taskig worker, so that work that blocks cannot starve the global pool and work that
-    /// must start is never stuck behind it. Past the pool's limit this waits up to 2 ms for a
-    /// busy worker to come free before it makes a new one.
-    @inlinable
-    static func startSoon(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
-        switch QueueAffinity.kind(of: queue) {
-        case .globalConcurrent:
-            _ = WorkerPool.shared.trySubmit(work, admission: .always)
-        case .main, .other:
-            queue.async(execute: work)
-        }
-    }
-
-    /// Runs `work` after `seconds`, as ``startSoon(on:_:)`` does for a global queue. The
-    /// timer fires on ``timerQueue``, which only hands the work on: what the work starts
-    /// (continuations, waiters) must not hold up the other timers.
-    @inlinable
+    /// Runs `work` on the timer queue after `seconds` (at once for zero or less). `work` must
+    /// be short and must not run user code.
+    @usableFromInline
     static func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
-        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay)) {
-            _ = WorkerPool.shared.trySubmit(work, admission: .alwaysAtOnce)
+        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay), execute: work)
+    }
+
+    /// Calls `callback`, moving to a worker first when this is the timer queue: for callbacks
+    /// that run user code.
+    @usableFromInline
+    static func leavingTimerQueue(_ callback: @escaping @Sendable () -> Void) {
+        if isOnTimerQueue {
+            WorkerPool.shared.submit(callback)
+        } else {
+            callback()
         }
     }
 }

@@ -5,8 +5,9 @@ extension TaskType {
     /// Runs the task and blocks the calling thread until it produces its value.
     ///
     /// Safe on every thread: on the main thread the main queue keeps running while it
-    /// waits, on the task's own serial queue the work runs in place, and a task on a global
-    /// queue runs on the waiting thread instead of a second one.
+    /// waits (and work that is not the main queue's runs on a worker), on the task's own
+    /// serial queue the work runs in place, and a task on a global queue runs on the waiting
+    /// thread instead of a second one.
     ///
     /// ```swift
     /// let sum = Task { (1...10).reduce(0, +) }.await()   // 55
@@ -14,10 +15,10 @@ extension TaskType {
     @discardableResult
     @inlinable
     public func await() -> ResultType {
-        if let value = TaskRun.valueComputedInPlace(of: self) { return value }
-        let cell = TaskRun.cell(for: self)
-        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .never))
-        return BlockingWait.value(of: cell)!
+        switch RunLaunch.launch(self) {
+        case .finished(let value): return value
+        case .pending(let cell): return BlockingWait.value(of: cell)!
+        }
     }
 
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
@@ -26,9 +27,17 @@ extension TaskType {
     /// A delay of zero or less starts the task at once.
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
-        let cell = TaskRun.cell(for: self)
-        cell.whenComplete(completion)
-        Scheduling.start(cell, on: executionQueue, after: delayBy)
+        requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
+        switch CurrentRun.whileRunning(nil, { RunLaunch.launch(self, start: .away(after: delayBy)) }) {
+        case .finished(let value):
+            completion(value)
+        case .pending(let cell):
+            cell.whenComplete { value in
+                // Only handed to the one callback; a task's value may cross threads.
+                nonisolated(unsafe) let value = value
+                Scheduling.leavingTimerQueue { completion(value) }
+            }
+        }
     }
 
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and

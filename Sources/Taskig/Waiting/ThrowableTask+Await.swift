@@ -12,17 +12,20 @@ extension ThrowableTask {
     ///
     /// With no other copy left, nobody can cancel the task while it runs, so its waiter never
     /// has to leave before the work ends; a task on a global queue then runs on the waiting
-    /// thread, as a ``Task`` does, rather than on a Taskig worker. While another copy exists,
-    /// or on the main thread (where a worker runs it, so that the main queue stays serviced
-    /// even when the work blocks), it waits as ``ThrowableTaskType/awaitResult()`` does.
+    /// thread, as a ``Task`` does. Outside any other run's work, that run is a plain call of
+    /// the task's closure. While another copy exists (whose `cancel()` must release this
+    /// waiter at once), or on the main thread (where the work could tell where it runs), it
+    /// waits as ``ThrowableTaskType/awaitResult()`` does.
     @inlinable
     public consuming func awaitResult() -> Result<T, Error> {
-        if !MainThread.isCurrent, cancellationToken.isOnlyReference(),
-            let outcome = TaskRun.outcomeComputedInPlace(of: self, cancellableWhileRunning: false)
+        let isLastCopy = isKnownUniquelyReferenced(&body)
+        if isLastCopy, CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
+            case .returning(let produce) = body.work
         {
-            return outcome
+            guard !body.isCancelled else { return .failure(CancellableTaskError.taskWasCancelled) }
+            return Result(catching: produce)
         }
-        return awaitResultOfOneRun()
+        return RunWait.outcome(of: self, sharesCancellation: !isLastCopy)
     }
 
     /// Runs the task and blocks the calling thread until it finishes, returning its value or

@@ -11,25 +11,15 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func awaitResult() -> Result<ResultType, Error> {
-        awaitResultOfOneRun()
-    }
-
-    /// One run of the task, through a ``CompletionCell``, with the waiter free to leave when
-    /// the task is cancelled.
-    @inlinable
-    func awaitResultOfOneRun() -> Result<ResultType, Error> {
-        if RunningWork.wouldWaitForItself(self) { return .failure(TaskigError.awaitedFromItsOwnWork) }
-        let cell = TaskRun.cell(for: self)
-        let release: RunPlacement.EarlyRelease = TaskRun.isCancellableWhileRunning(self) ? .onCancel : .never
-        cell.launch(RunPlacement.forTask(self, on: executionQueue, release: release))
-        return BlockingWait.value(of: cell)!
+        RunWait.outcome(of: self)
     }
 
     /// Runs the task and blocks the calling thread until it finishes, returning its value or
     /// throwing its error.
     ///
-    /// Safe on every thread (see ``TaskType/await()``). When the task is cancelled while
-    /// this waits, it throws ``CancellableTaskError/taskWasCancelled`` at once, without
+    /// Safe on every thread (see ``TaskType/await()``). When the run is cancelled while this
+    /// waits (the task is cancelled for good, or the run this wait is nested in is
+    /// cancelled), it throws ``CancellableTaskError/taskWasCancelled`` at once, without
     /// waiting for the work to notice.
     ///
     /// ```swift
@@ -43,10 +33,12 @@ extension ThrowableTaskType {
 
     /// Runs the task and blocks at most `timeout` seconds for it.
     ///
-    /// When the time is up it cancels the task and throws ``TaskigError/timedOut``. A
-    /// timeout of zero or less gives up at once: the task is cancelled and never starts. A
-    /// task whose queue is the caller's own serial queue runs in place and cannot be
-    /// interrupted, so there the timeout only applies to work it hands elsewhere.
+    /// When the time is up it gives up on this run, which is cancelled (its work sees
+    /// ``ThrowableTask/isCurrentTaskCancelled``), and throws ``TaskigError/timedOut``. The
+    /// task itself stays usable: awaiting it again runs it again. A timeout of zero or less
+    /// gives up at once, without starting the work. A task whose queue is the caller's own
+    /// serial queue runs in place and cannot be interrupted, so there the timeout only
+    /// applies to work it hands elsewhere.
     ///
     /// ```swift
     /// let page = try fetch(url).await(timeout: 5)
@@ -54,32 +46,40 @@ extension ThrowableTaskType {
     @discardableResult
     @inlinable
     public func await(timeout: TimeInterval) throws -> ResultType {
-        requireCorrectUse(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
-        if RunningWork.wouldWaitForItself(self) { throw TaskigError.awaitedFromItsOwnWork }
-        let cell = TaskRun.cell(for: self)
-        if timeout > 0 {
-            cell.launch(RunPlacement.forTask(self, on: executionQueue, release: .atDeadline))
-            let deadline = DispatchTime.now() + min(timeout, Scheduling.longestDelay)
-            if let result = BlockingWait.value(of: cell, until: deadline) {
-                return try result.get()
-            }
-        }
-        if cell.complete(with: .failure(TaskigError.timedOut)) {
-            (self as? CancellableTaskType)?.cancel()
-        }
-        return try cell.completedValue!.get()
+        try RunWait.outcome(of: self, timeout: timeout).get()
     }
 
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
-    /// calls `completion` with its outcome on the thread where the work finished.
+    /// calls `completion` with its outcome, on the thread where the work finished.
     ///
-    /// A delay of zero or less starts the task at once. Cancelling the task before it
-    /// starts calls `completion` with ``CancellableTaskError/taskWasCancelled``.
+    /// A delay of zero or less starts the task at once. The run is independent of the code
+    /// that started it: only cancelling the task for good cancels it, which calls
+    /// `completion` with ``CancellableTaskError/taskWasCancelled`` at once.
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
-        let cell = TaskRun.cell(for: self)
-        cell.whenComplete(completion)
-        Scheduling.start(cell, on: executionQueue, after: delayBy)
+        requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
+        switch RunLaunch.launch(self, parent: nil, releasesOnTaskCancellation: true, start: .away(after: delayBy)) {
+        case .finished(let outcome):
+            completion(outcome)
+        case .pending(let cell, _):
+            cell.whenComplete { outcome in
+                // Only handed to the one callback; a task's outcome may cross threads.
+                nonisolated(unsafe) let outcome = outcome
+                Scheduling.leavingTimerQueue { completion(outcome) }
+            }
+        }
+    }
+
+    /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
+    /// ignores its outcome.
+    ///
+    /// ```swift
+    /// ThrowableTask { try cleanTemporaryFiles() }.async()
+    /// ThrowableTask<Void> { try sendHeartbeat() }.async(delayBy: 30)
+    /// ```
+    @inlinable
+    public func async(delayBy: TimeInterval = 0) {
+        async(delayBy: delayBy) { _ in }
     }
 
     /// Runs `action` on `executionQueue` and blocks until it returns or throws.

@@ -42,22 +42,10 @@ extension HTTPTransfer where Payload == Data {
 }
 
 extension HTTPTransfer where Payload == URL {
-    /// The body, in a file at `destination`.
+    /// The body, in a file at `destination` (see ``StreamedDownload``).
     static func download(to destination: URL) -> HTTPTransfer {
         HTTPTransfer { session, request, validation, completion in
-            session.downloadTask(with: request) { location, response, error in
-                // URLSession deletes the file at `location` when this handler returns, so it
-                // is judged and moved here, before handing the outcome on.
-                completion(
-                    Result {
-                        let response = try httpResponse(response, error: error)
-                        // URLSession always reports a file when it reports no error.
-                        guard let location else { throw URLError(.cannotOpenFile) }
-                        try validation?.check(response, body: { (try? Data(contentsOf: location)) ?? Data() })
-                        try DownloadPlacement.move(location, to: destination)
-                        return (destination, response)
-                    })
-            }
+            StreamedDownload.makeTask(session, request, to: destination, validation: validation, completion: completion)
         }
     }
 }

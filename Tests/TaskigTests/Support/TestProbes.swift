@@ -85,3 +85,42 @@ func thrownError<T>(_ body: () throws -> T) -> Error? {
 /// How much longer than usual a timing bound may be: ThreadSanitizer slows everything down
 /// several times over, so bounds meant for normal runs are stretched under it.
 let timingSlack: Double = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") == nil ? 1 : 10
+
+/// Stands in for the work of a task that checks for cancellation: records how often it ran
+/// and whether it saw its own run cancelled (``ThrowableTask/isCurrentTaskCancelled``).
+final class RunObserver: Sendable {
+    private let state = LockedState((runs: 0, sawCancellation: false))
+    private let started = DispatchSemaphore(value: 0)
+
+    /// Sleeps up to `seconds` in steps of 5 ms, and stops early once its run is cancelled.
+    /// Returns whether it slept the whole time.
+    @discardableResult
+    func sleep(_ seconds: Double) -> Bool {
+        state.withLock { $0.runs += 1 }
+        started.signal()
+        let deadline = DispatchTime.now() + seconds
+        while DispatchTime.now() < deadline {
+            if ThrowableTask.isCurrentTaskCancelled {
+                state.withLock { $0.sawCancellation = true }
+                return false
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return true
+    }
+
+    /// Waits up to `seconds` for the work to start.
+    func waitUntilStarted(within seconds: Double = 5) -> Bool {
+        started.wait(timeout: .now() + seconds) == .success
+    }
+
+    /// Waits up to `seconds` for the work to see its run cancelled.
+    func waitUntilCancellationSeen(within seconds: Double = 5) -> Bool {
+        let deadline = DispatchTime.now() + seconds
+        while !sawCancellation && DispatchTime.now() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        return sawCancellation
+    }
+
+    var sawCancellation: Bool { state.withLock { $0.sawCancellation } }
+    var runs: Int { state.withLock { $0.runs } }
+}

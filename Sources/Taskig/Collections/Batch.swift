@@ -1,0 +1,260 @@
+import Dispatch
+import Synchronization
+
+/// One collection wait (`awaitAll`, `awaitFirst`, …): runs its tasks on lanes, at most
+/// `concurrency` at once, and releases its caller once the outcome is known.
+///
+/// A lane (``BatchLane``) is a loop on one thread that claims the next task in input order,
+/// one at a time, runs it to completion in place when its queue allows, and records its
+/// outcome in the ``BatchSink``. Claiming one task at a time means a task that blocks never
+/// holds back the tasks after it.
+///
+/// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
+/// a lane is about to wait for a task's outcome (a callback, a network request), and, for
+/// blocking Taskig cannot see (a `sleep`, a synchronous read), once a lane has been inside
+/// one task for a whole tick of ``BatchTicker`` (a millisecond): each such lane gets one more
+/// beside it. So short tasks stay on a few threads, and blocking ones reach full concurrency
+/// within about a millisecond.
+///
+/// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
+/// failure under fail-fast, a race that was won) cancels the runs still going, and
+/// cancelling it (its parent, or its progress) ends it.
+///
+/// Synchronization: the tasks never change; claims go through `nextIndex`; each lane writes
+/// only its own counters; the roster of lanes sits behind its lock; the sink synchronizes
+/// its own outcomes. A lane that runs out of tasks adds its count to `settledByEndedLanes`;
+/// the one that brings it to the number of tasks finishes the batch.
+@usableFromInline
+final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outcome == Work.Outcome {
+    /// Read by lanes on other threads: running a task's work away from the caller is what a
+    /// collection wait is for, as `action(completion:)` may run on the task's queue.
+    @usableFromInline
+    nonisolated(unsafe) let tasks: ContiguousArray<Work.Element>
+    @usableFromInline
+    let concurrency: Int
+    @usableFromInline
+    let sink: Sink
+    /// The batch's run, when something can cancel it; the parent of the tasks' runs.
+    @usableFromInline
+    let run: Run?
+    @usableFromInline
+    let nextIndex = Atomic(0)
+    @usableFromInline
+    let isOver = Atomic(false)
+    @usableFromInline
+    let settledByEndedLanes = Atomic(0)
+    @usableFromInline
+    let finished = CompletionCell<Void>()
+    @usableFromInline
+    let roster = LockedState(Roster())
+    /// Where lanes after the first run; set once by ``runAndWait(lanesOn:)``.
+    @usableFromInline
+    let placement = LockedState(LanePlacement.workers(mayQueue: true))
+
+    /// The lanes running or about to run.
+    @usableFromInline
+    struct Roster {
+        @usableFromInline
+        var lanes: [BatchLane] = []
+
+        @inlinable
+        init() {}
+    }
+
+    /// Where the lanes a batch starts run.
+    @usableFromInline
+    enum LanePlacement: Sendable {
+        /// On Taskig's workers; past the pool's limit they wait for a thread when `mayQueue`,
+        /// or are not started (a nested wait, whose caller runs a lane itself).
+        case workers(mayQueue: Bool)
+        /// On the queue the caller named.
+        case queue(DispatchQueue)
+        /// Nowhere: the caller runs every task itself.
+        case callerOnly
+    }
+
+    /// - Parameter cancellable: something other than an outcome may end the batch early (a
+    ///   progress to watch); the batch then has a run even outside any other.
+    @inlinable
+    init(_: Work.Type, tasks: ContiguousArray<Work.Element>, concurrency: Int, sink: Sink, cancellable: Bool = false) {
+        self.tasks = tasks
+        self.concurrency = concurrency
+        self.sink = sink
+        let parent = CurrentRun.run
+        let endsEarly = sink.mayEndEarly || cancellable
+        self.run =
+            endsEarly || (parent?.isCancellable ?? false) ? Run(parent: parent, cancellable: endsEarly) : nil
+    }
+
+    /// Runs the tasks and blocks until the batch is over. On the main thread the main queue
+    /// keeps running meanwhile.
+    @inlinable
+    func runAndWait(lanesOn queue: DispatchQueue) {
+        guard !tasks.isEmpty else { return }
+        if sink.endsOnCancellation, let run {
+            run.onCancel { self.end(cancelled: true) }
+        }
+        let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, run: run)
+        placement.withLock { $0 = lanePlacement }
+        let firstLanes = min(concurrency, tasks.count, ActiveProcessors.count)
+        switch lanePlacement {
+        case .callerOnly:
+            runLane(admitLane()!)
+        case .queue:
+            // One lane each: a lane that finds nothing to take ends, and blocked lanes on a
+            // queue the caller named are for that queue to schedule.
+            startLanes(min(concurrency, tasks.count))
+        case .workers:
+            let callerLane = callerRunsLane ? admitLane() : nil
+            startLanes(firstLanes - (callerLane == nil ? 0 : 1))
+            if concurrency > firstLanes && tasks.count > firstLanes { BatchTicker.shared.watch(self) }
+            if let callerLane { runLane(callerLane) }
+        }
+        _ = BlockingWait.value(of: finished)
+        // Drops the batch's handlers and its link to the caller's run; lanes still running
+        // (the batch ended early) see it as cancelled.
+        run?.close()
+    }
+
+    /// Where the lanes run, and whether the caller runs one itself.
+    ///
+    /// The caller runs every task itself when it holds a serial queue that tasks of the batch
+    /// must run on (sending them there would wait for the caller), or when the lanes' queue
+    /// is the one it is on. Otherwise it runs one lane when it is a worker (a nested wait:
+    /// then nesting never needs more threads) or when nothing can end the batch early, since
+    /// it waits for every task anyway; it never runs lanes on the main thread, where the work
+    /// could tell where it runs.
+    @inlinable
+    static func placement(
+        lanesOn queue: DispatchQueue,
+        tasks: ContiguousArray<Work.Element>,
+        run: Run?
+    ) -> (LanePlacement, callerRunsLane: Bool) {
+        let kind = QueueAffinity.kind(of: queue)
+        if kind != .globalConcurrent {
+            return QueueAffinity.isCurrent(queue, kind: kind) ? (.callerOnly, true) : (.queue(queue), false)
+        }
+        if callerHoldsAQueueOf(tasks) { return (.callerOnly, true) }
+        if MainThread.isCurrent { return (.workers(mayQueue: true), false) }
+        if WorkerThread.isCurrent { return (.workers(mayQueue: false), true) }
+        return (.workers(mayQueue: true), !(run?.isCancellable ?? false))
+    }
+
+    /// Whether the calling thread holds a serial queue that one of the tasks runs on.
+    ///
+    /// Queues of Taskig's own tasks are tagged when the tasks are made (see
+    /// ``QueueAffinity``), so a caller that holds no tagged queue holds none of theirs and
+    /// need not look at the tasks; tasks of other types are each asked for their queue.
+    @inlinable
+    static func callerHoldsAQueueOf(_ tasks: ContiguousArray<Work.Element>) -> Bool {
+        guard !MainThread.isCurrent else { return false }
+        if Work.tasksTagTheirQueues && !QueueAffinity.isOnTaggedQueue { return false }
+        return tasks.contains { task in
+            guard let queue = Work.nonGlobalQueue(of: task) else { return false }
+            return QueueAffinity.isCurrent(queue, kind: QueueAffinity.kind(of: queue))
+        }
+    }
+
+    /// Adds a lane to the roster, unless the batch has `concurrency` lanes, no task is left
+    /// to claim, or it is over.
+    @inlinable
+    func admitLane() -> BatchLane? {
+        roster.withLock { roster in
+            guard roster.lanes.count < concurrency, nextIndex.load(ordering: .relaxed) < tasks.count,
+                !isOver.load(ordering: .relaxed)
+            else { return nil }
+            let lane = BatchLane()
+            roster.lanes.append(lane)
+            return lane
+        }
+    }
+
+    /// Starts up to `count` more lanes where ``placement`` says.
+    @inlinable
+    func startLanes(_ count: Int) {
+        guard count > 0 else { return }
+        let placement = placement.withLock { $0 }
+        for _ in 0..<count {
+            guard let lane = admitLane() else { return }
+            let job: @Sendable () -> Void = { self.runLane(lane) }
+            switch placement {
+            case .workers(mayQueue: true):
+                WorkerPool.shared.submit(job)
+            case .workers(mayQueue: false):
+                guard WorkerPool.shared.trySubmit(job) else {
+                    removeLane(lane)
+                    return
+                }
+            case .queue(let queue):
+                queue.async(execute: job)
+            case .callerOnly:
+                removeLane(lane)
+                return
+            }
+        }
+    }
+
+    @inlinable
+    func removeLane(_ lane: BatchLane) {
+        roster.withLock { roster in roster.lanes.removeAll { $0 === lane } }
+    }
+
+    /// Runs `lane` until no task is left for it or the batch is over.
+    @inlinable
+    func runLane(_ lane: BatchLane) {
+        var settled = 0
+        CurrentRun.whileRunning(run) {
+            tasks.withUnsafeBufferPointer { tasks in
+                while !isOver.load(ordering: .relaxed) {
+                    let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+                    guard index < tasks.count else { break }
+                    lane.progress.wrappingAdd(1, ordering: .relaxed)
+                    let outcome = Work.perform(tasks[index], parent: run) { self.startLanes(1) }
+                    lane.progress.wrappingAdd(1, ordering: .relaxed)
+                    settled += 1
+                    lane.settled.store(settled, ordering: .relaxed)
+                    if sink.record(outcome, at: index) {
+                        end(cancelled: false)
+                        break
+                    }
+                }
+            }
+        }
+        removeLane(lane)
+        if settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue == tasks.count {
+            finished.complete(with: ())
+        }
+    }
+
+    /// Ends the batch before every task settled: no task starts any more, the runs still
+    /// going are cancelled, and the caller is released.
+    @inlinable
+    func end(cancelled: Bool) {
+        guard !isOver.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        if cancelled { sink.recordCancellation() }
+        // Before the caller is released: once it is, it closes the run.
+        run?.cancel()
+        finished.complete(with: ())
+    }
+
+    /// One look of ``BatchTicker``: starts a lane beside each lane that has been inside one
+    /// task since the last look. Returns whether the batch wants more looks.
+    @usableFromInline
+    func tick() -> Bool {
+        guard !isOver.load(ordering: .relaxed), nextIndex.load(ordering: .relaxed) < tasks.count,
+            finished.completedValue == nil
+        else { return false }
+        let stuck = roster.withLock { roster in roster.lanes.filter { $0.isStuckSinceLastLook() }.count }
+        startLanes(stuck)
+        return true
+    }
+}
+
+/// Checks a collection wait's `concurrency` argument.
+@usableFromInline
+func checkConcurrency(_ concurrency: Int, of operation: String) {
+    requireCorrectUse(
+        concurrency >= 1,
+        "\(operation)(concurrency: \(concurrency)): concurrency is how many tasks may run at once and must be at least 1"
+    )
+}

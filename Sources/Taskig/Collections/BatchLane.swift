@@ -1,0 +1,32 @@
+import Synchronization
+
+/// One lane of a ``Batch``: a loop on one thread that takes the next task, runs it to
+/// completion, and takes the next, until none is left.
+///
+/// The lane counts on its own cache line, so that lanes on different cores never write to
+/// the same memory for their bookkeeping; only ``BatchTicker``'s look reads these counts.
+@usableFromInline
+final class BatchLane: Sendable {
+    /// Goes up by one when the lane starts a task and by one when the task ends: odd while
+    /// the lane is inside a task.
+    @usableFromInline
+    let progress = Atomic<UInt>(0)
+    /// How many tasks the lane has settled.
+    @usableFromInline
+    let settled = Atomic<Int>(0)
+    /// ``progress`` at the ticker's last look.
+    @usableFromInline
+    let progressAtLastLook = Atomic<UInt>(0)
+
+    @usableFromInline
+    init() {}
+
+    /// Whether the lane has been inside the same task since the ticker's last look: then it
+    /// is blocked or busy with a long task, and other tasks could use another lane.
+    @usableFromInline
+    func isStuckSinceLastLook() -> Bool {
+        let now = progress.load(ordering: .relaxed)
+        let before = progressAtLastLook.exchange(now, ordering: .relaxed)
+        return now & 1 == 1 && now == before
+    }
+}

@@ -1,0 +1,141 @@
+import Synchronization
+
+/// One run of a task: the unit of cancellation.
+///
+/// A task is a reusable description; every `await()`, `async`, collection wait and `start()`
+/// makes a run of it. Cancelling a run stops that run only: its waiters are released with
+/// ``CancellableTaskError/taskWasCancelled``, a run that has not started never starts, and
+/// its work can see the cancellation (see ``CurrentRun``). The task stays usable.
+///
+/// Runs form a tree, as in structured concurrency. A run started while another run's work
+/// executes on the thread is that run's child, and a run is cancelled when its parent is, or
+/// when its task is cancelled for good (``ThrowableTask/cancel()``). Until someone registers a
+/// handler on a run, this costs nothing: asking whether a run is cancelled walks up the tree.
+/// The first handler links the run to its parent and its task, so that their cancellation
+/// reaches it as it happens; closing the run removes those links.
+///
+/// A run is closed once its work has reported its outcome: from then on it drops its
+/// handlers, and cancelling it does nothing.
+@usableFromInline
+final class Run: Sendable {
+    @usableFromInline
+    let word = Atomic<UInt>(0)
+    /// The run whose work started this one.
+    @usableFromInline
+    let parent: Run?
+    /// The cancellation the task's copies share, when the task has one.
+    @usableFromInline
+    let task: (any CancellationSource)?
+    /// Whether anything other than the run's own work can cancel it while it runs: its task
+    /// has other copies, or a wait, a future or a collection may give up on it, or an
+    /// ancestor can be cancelled. Only then must its waiter be free to leave before the work
+    /// ends, so only then does the work need a thread other than the waiter's.
+    @usableFromInline
+    let isCancellable: Bool
+    /// What this run is a run of, for runs whose work could wait for themselves (a composed
+    /// task's chain, a future's work): see ``isRunning(_:)``.
+    @usableFromInline
+    let origin: ObjectIdentifier?
+
+    @inlinable
+    init(
+        parent: Run?,
+        task: (any CancellationSource)? = nil,
+        cancellable: Bool,
+        origin: ObjectIdentifier? = nil
+    ) {
+        self.parent = parent
+        self.task = task
+        self.isCancellable = cancellable || (parent?.isCancellable ?? false)
+        self.origin = origin
+    }
+
+    deinit {
+        CancellationWord.destroy(word)
+    }
+
+    /// Whether this run, its task or one of its ancestors has been cancelled.
+    @inlinable
+    var isCancelled: Bool {
+        if CancellationWord.isCancelled(word) { return true }
+        if let task, task.isCancelled { return true }
+        return parent?.isCancelled ?? false
+    }
+
+    /// Cancels the run and, through their links, its children. Returns whether this call
+    /// cancelled it; a closed run cannot be cancelled.
+    @usableFromInline
+    @discardableResult
+    func cancel() -> Bool {
+        CancellationWord.cancel(word)
+    }
+
+    /// Registers `handler` to run once when the run is cancelled: at once when it already is,
+    /// never after the run closed. It runs on the thread that cancels.
+    @usableFromInline
+    @discardableResult
+    func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationHandlers.Key? {
+        guard let key = CancellationWord.addHandler(handler, to: word) else { return nil }
+        linkUpward()
+        return key
+    }
+
+    @usableFromInline
+    func removeHandler(_ key: CancellationHandlers.Key) {
+        CancellationWord.removeHandler(key, from: word)
+    }
+
+    /// Closes the run once its work has reported: drops its handlers and its links upward.
+    @usableFromInline
+    func close() {
+        guard let links = CancellationWord.close(word) else { return }
+        removeLinks(links)
+    }
+
+    /// Makes the parent's and the task's cancellation cancel this run as it happens. Done
+    /// once, when the run first gets a handler: before that, nobody needs to hear of it.
+    @usableFromInline
+    func linkUpward() {
+        guard parent != nil || task != nil, let table = CancellationWord.existingTable(in: word),
+            table.beginLinking()
+        else { return }
+        // The handlers hold this run until closing removes them.
+        let links = CancellationHandlers.Links(
+            onParent: parent?.onCancel { self.cancel() },
+            onTask: task?.addCancellationHandler { self.cancel() })
+        if !table.finishLinking(links) { removeLinks(links) }
+    }
+
+    @usableFromInline
+    func removeLinks(_ links: CancellationHandlers.Links) {
+        if let key = links.onParent { parent?.removeHandler(key) }
+        if let key = links.onTask { task?.removeCancellationHandler(key) }
+    }
+
+    /// Whether this run or one of its ancestors is `origin` itself (a future's run), or a run
+    /// of `origin` (a composed task's body): waiting for `origin` from here would wait for
+    /// work that cannot end before the wait does.
+    @inlinable
+    func isRunning(_ origin: ObjectIdentifier) -> Bool {
+        var run: Run? = self
+        while let current = run {
+            if current.origin == origin || ObjectIdentifier(current) == origin { return true }
+            run = current.parent
+        }
+        return false
+    }
+}
+
+extension Run: CustomReflectable {
+    @usableFromInline
+    var customMirror: Mirror { Mirror(self, children: ["isCancelled": isCancelled]) }
+}
+
+/// What a task's copies share: cancellation for good (``ThrowableTask/cancel()``). Every run
+/// of the task is cancelled with it.
+@usableFromInline
+protocol CancellationSource: AnyObject, Sendable {
+    var isCancelled: Bool { get }
+    func addCancellationHandler(_ handler: @escaping @Sendable () -> Void) -> CancellationHandlers.Key?
+    func removeCancellationHandler(_ key: CancellationHandlers.Key)
+}

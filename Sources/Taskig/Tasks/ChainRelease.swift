@@ -1,0 +1,37 @@
+/// Releases composed bodies one after another instead of one inside another.
+///
+/// A composed body holds the body it continues; freeing the last step of a chain of a
+/// million would free the one before it inside its own `deinit`, and so on, a million frames
+/// deep. So a body releases what it continues through here: the first release on a thread
+/// does it and then goes on with whatever the frees it causes hand back, while a release made
+/// during that only queues its object.
+enum ChainRelease {
+    /// The objects queued on one thread, kept for the thread's life so that releasing a
+    /// chain allocates nothing.
+    private final class Pending {
+        var objects: [Unmanaged<AnyObject>] = []
+        var isReleasing = false
+    }
+
+    private static let slot = ThreadLocalSlot(releasesObjectAtThreadExit: true)
+
+    private static var pending: Pending {
+        if let pointer = slot.pointer { return Unmanaged<Pending>.fromOpaque(pointer).takeUnretainedValue() }
+        let pending = Pending()
+        slot.pointer = Unmanaged.passRetained(pending).toOpaque()
+        return pending
+    }
+
+    /// Releases `object` once, now or after the release this thread is busy with.
+    static func release(_ object: Unmanaged<AnyObject>) {
+        let pending = pending
+        if pending.isReleasing {
+            pending.objects.append(object)
+            return
+        }
+        pending.isReleasing = true
+        object.release()
+        while let next = pending.objects.popLast() { next.release() }
+        pending.isReleasing = false
+    }
+}

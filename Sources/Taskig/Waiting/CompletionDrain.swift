@@ -1,0 +1,70 @@
+/// Delivers the callbacks of completed cells so that completions set off by callbacks never
+/// nest.
+///
+/// Completing a cell can run a callback that completes another cell, whose callback
+/// completes a third, and so on: a chain of futures, each a continuation of the one before,
+/// would otherwise use stack in proportion to its length. So the first completion on a thread
+/// delivers its callbacks here and stays to deliver whatever they set off; a completion made
+/// from inside a callback only queues its callbacks, which run once the callback returns, on
+/// the same thread, in order (a loop, as in swift-nio's event loop).
+///
+/// A callback that goes on to block (a continuation that awaits something) first runs what was
+/// queued behind it (``runDeferred()``, called by ``BlockingWait``): what it waits for may be
+/// among them.
+@usableFromInline
+enum CompletionDrain {
+    /// Per thread: `nil` when no delivery runs here; ``delivering`` while one does and
+    /// nothing was queued; otherwise a retained ``Deferred``.
+    @usableFromInline
+    static let slot = ThreadLocalSlot()
+
+    /// Marks a thread that delivers callbacks and has queued none, without an allocation.
+    @usableFromInline
+    nonisolated(unsafe) static let delivering = UnsafeMutableRawPointer(bitPattern: 1)!
+
+    /// Callbacks queued on one thread while it was delivering.
+    @usableFromInline
+    final class Deferred {
+        var callbacks: [() -> Void]
+        var next = 0
+
+        init(_ callbacks: [() -> Void]) {
+            self.callbacks = callbacks
+        }
+    }
+
+    /// Runs `callbacks` now, or after the callback this thread is delivering returns.
+    @usableFromInline
+    static func deliver(_ callbacks: [() -> Void]) {
+        switch slot.pointer {
+        case nil:
+            slot.pointer = delivering
+            for callback in callbacks { callback() }
+            runDeferred()
+            slot.pointer = nil
+        case delivering:
+            slot.pointer = Unmanaged.passRetained(Deferred(callbacks)).toOpaque()
+        case let pointer?:
+            Unmanaged<Deferred>.fromOpaque(pointer).takeUnretainedValue().callbacks += callbacks
+        }
+    }
+
+    /// Runs the callbacks queued on this thread, including those they queue in turn.
+    @usableFromInline
+    static func runDeferred() {
+        while let pointer = slot.pointer, pointer != delivering {
+            let unmanaged = Unmanaged<Deferred>.fromOpaque(pointer)
+            // A strong reference: a callback that blocks runs the rest itself, and the one
+            // that finds the queue empty releases it.
+            let deferred = unmanaged.takeUnretainedValue()
+            if deferred.next < deferred.callbacks.count {
+                let callback = deferred.callbacks[deferred.next]
+                deferred.next += 1
+                callback()
+            } else {
+                slot.pointer = delivering
+                unmanaged.release()
+            }
+        }
+    }
+}

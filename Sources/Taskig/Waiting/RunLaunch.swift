@@ -1,0 +1,175 @@
+import Dispatch
+import Foundation
+
+/// Starting one run of a task: every wait, collection lane, composed step, `async`, `value`
+/// and future goes through here.
+///
+/// A run gets a ``Run`` object only when something could cancel it: its parent can be
+/// cancelled, its task's other copies can cancel it for good, or whoever starts it may give
+/// up on it (a deadline, a future). A run nothing can cancel leaves ``CurrentRun`` as it is
+/// and costs no allocation; a value-returning closure run in place is then a plain call.
+@usableFromInline
+enum RunLaunch {
+    /// How a run stands once started.
+    @usableFromInline
+    enum Launched<Value> {
+        /// The work ran in place and finished.
+        case finished(Result<Value, Error>)
+        /// The outcome will complete this cell: the work's own, or
+        /// ``CancellableTaskError/taskWasCancelled`` as soon as the run is cancelled. The run
+        /// is there to cancel when whoever waits gives up.
+        case pending(CompletionCell<Result<Value, Error>>, Run?)
+    }
+
+    /// Where the work of a run may start.
+    @usableFromInline
+    enum Start: Equatable {
+        /// As ``RunPlacement/forWork(of:on:release:)`` says: in place when that is safe.
+        case nearby
+        /// Never on this thread, after a delay in seconds (zero for at once): the caller does
+        /// not wait (`async`, `start()`, `value`).
+        case away(after: TimeInterval)
+
+        @inlinable
+        var delay: TimeInterval {
+            if case .away(let delay) = self { return delay }
+            return 0
+        }
+    }
+
+    /// Starts a run of `task` as a child of `parent`.
+    ///
+    /// - Parameters:
+    ///   - sharesCancellation: other copies of the task may cancel it for good; `false` only
+    ///     for the last copy of a ``ThrowableTask``.
+    ///   - mayGiveUp: the caller may cancel the run before its work ends (a future, a Swift
+    ///     task), so the run's waiters must be released at once.
+    ///   - deadline: the caller gives up at a deadline, so the work never runs on its thread.
+    ///   - releasesOnTaskCancellation: cancelling the task for good must release the waiter
+    ///     at once too. Collection lanes and composed steps, which wait for their tasks in
+    ///     order anyway, leave it off and run the tasks in place.
+    ///   - start: ``Start/away`` for callers that do not wait.
+    @inlinable
+    static func launch<Work: ThrowableTaskType>(
+        _ task: Work,
+        parent: Run?,
+        sharesCancellation: Bool = true,
+        mayGiveUp: Bool = false,
+        deadline: Bool = false,
+        releasesOnTaskCancellation: Bool = false,
+        start: Start = .nearby
+    ) -> Launched<Work.ResultType> {
+        let body = (task as? ThrowableTask<Work.ResultType>)?.body
+        let origin = RunOrigin.of(task)
+        if let parent, let origin, parent.isRunning(origin) {
+            return .finished(.failure(TaskigError.awaitedFromItsOwnWork))
+        }
+        // A run whose task or parent is cancelled never starts.
+        if body?.isCancelled ?? (task as? CancellableTaskType)?.isCancelled ?? false || parent?.isCancelled == true {
+            return .finished(.failure(CancellableTaskError.taskWasCancelled))
+        }
+        let token: (any CancellationSource)? = sharesCancellation ? body : nil
+        let releasesEarly = mayGiveUp || deadline || (releasesOnTaskCancellation && token != nil)
+        let run: Run? =
+            releasesEarly || token != nil || (parent?.isCancellable ?? false)
+            ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin) : nil
+        let context = run ?? parent
+        let release: RunPlacement.Release =
+            deadline ? .atDeadline : (run?.isCancellable ?? false) ? .onCancel : .never
+        let placement = Self.placement(of: task, body: body, release: release, start: start)
+        if placement == .inPlace, let body,
+            let outcome = CurrentRun.whileRunning(context, { body.outcomeInPlace() })
+        {
+            guard let run else { return .finished(outcome) }
+            run.close()
+            return .finished(run.isCancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
+        }
+        let cell = CompletionCell<Result<Work.ResultType, Error>>()
+        if let run, run.isCancellable {
+            run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
+        }
+        // A task's contract lets Taskig start it on any thread, which is all the job does.
+        nonisolated(unsafe) let task = task
+        placement.send(after: start.delay) {
+            // A run given up before it started never starts.
+            guard cell.completedValue == nil else {
+                run?.close()
+                return
+            }
+            CurrentRun.whileRunning(context) {
+                task.action { outcome in
+                    cell.complete(with: outcome)
+                    run?.close()
+                }
+            }
+        }
+        return .pending(cell, run)
+    }
+
+    /// Where the work of a run of `task` starts.
+    @inlinable
+    static func placement<Work: ThrowableTaskType>(
+        of task: Work,
+        body: TaskBody<Work.ResultType>?,
+        release: RunPlacement.Release,
+        start: Start
+    ) -> RunPlacement {
+        // Listening to a future only registers a callback: it never blocks.
+        if body?.onlyListens ?? (task is ListeningTask) { return .inPlace }
+        let queue = body.map { $0.queue } ?? task.executionQueue
+        let kind = body?.queueKind ?? QueueAffinity.kind(of: task.executionQueue)
+        guard case .nearby = start else { return RunPlacement.away(of: kind, on: queue) }
+        return RunPlacement.forWork(of: kind, on: queue, release: release)
+    }
+
+    /// How a run of a task that cannot fail stands once started.
+    @usableFromInline
+    enum PlainLaunched<Value> {
+        case finished(Value)
+        case pending(CompletionCell<Value>)
+    }
+
+    /// Starts a run of a task that cannot fail, whose work sees the current run (see
+    /// ``CurrentRun``) as its own: such a task cannot be cancelled, so its waiter always
+    /// waits for the work.
+    @inlinable
+    static func launch<Work: TaskType>(_ task: Work, start: Start = .nearby) -> PlainLaunched<Work.ResultType> {
+        let plain = task as? Task<Work.ResultType>
+        let kind = plain?.executionQueueKind ?? QueueAffinity.kind(of: task.executionQueue)
+        let queue = plain.map { $0.chosenQueue } ?? task.executionQueue
+        let placement =
+            start == .nearby
+            ? RunPlacement.forWork(of: kind, on: queue, release: .never) : RunPlacement.away(of: kind, on: queue)
+        if placement == .inPlace, let plain, case .returning(let produce) = plain.work {
+            return .finished(produce())
+        }
+        let cell = CompletionCell<Work.ResultType>()
+        let context = CurrentRun.run
+        nonisolated(unsafe) let task = task
+        placement.send(after: start.delay) {
+            CurrentRun.whileRunning(context) {
+                task.action { value in cell.complete(with: value) }
+            }
+        }
+        return .pending(cell)
+    }
+}
+
+/// What a run is a run of, for the runs that could end up waiting for themselves: a
+/// composed task's chain, or a future's work.
+@usableFromInline
+enum RunOrigin {
+    @inlinable
+    static func of<Work: ThrowableTaskType>(_ task: Work) -> ObjectIdentifier? {
+        if let body = (task as? ThrowableTask<Work.ResultType>)?.body {
+            guard case .step = body.work else { return nil }
+            return ObjectIdentifier(body)
+        }
+        return (task as? Future<Work.ResultType>)?.state.run.map { ObjectIdentifier($0) }
+    }
+}
+
+/// A task whose `action(completion:)` only registers a callback and never blocks, so that it
+/// may always start on the waiting thread (a ``Future``).
+@usableFromInline
+protocol ListeningTask {}

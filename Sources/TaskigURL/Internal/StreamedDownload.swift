@@ -1,0 +1,114 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One run of a download: the body streams into a hidden file beside the destination, which
+/// is renamed over the destination once it is complete and accepted, and deleted otherwise.
+///
+/// URLSession's own download tasks write to a file in the temporary directory, which
+/// Foundation on Linux leaves there when the download fails or is cancelled, and a per-task
+/// delegate is not called on Linux. So each run gets a session of its own, with the
+/// configuration of the session it was made for (cookies, cache, credentials, headers and
+/// timeouts are shared; connections are not), and this object as its delegate. The session is
+/// invalidated when the run completes.
+///
+/// URLSession calls the delegate on its own serial queue; the state is behind a lock so
+/// that the object can be shared with it safely.
+final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
+    private struct State {
+        var partFile: URL?
+        var handle: FileHandle?
+        var response: HTTPURLResponse?
+        /// A failure of the download's own (a file that cannot be written, a response that is
+        /// not HTTP), which wins over the `URLError.cancelled` it causes.
+        var failure: Error?
+    }
+
+    private let destination: URL
+    private let validation: StatusValidation?
+    private let completion: HTTPTransfer<URL>.Completion
+    private let state = LockedState(State())
+
+    private init(destination: URL, validation: StatusValidation?, completion: @escaping HTTPTransfer<URL>.Completion) {
+        self.destination = destination
+        self.validation = validation
+        self.completion = completion
+    }
+
+    /// A suspended task that downloads `request` to `destination`, with `session`'s
+    /// configuration; `completion` gets the destination and the response, or the error.
+    static func makeTask(
+        _ session: URLSession,
+        _ request: URLRequest,
+        to destination: URL,
+        validation: StatusValidation?,
+        completion: @escaping HTTPTransfer<URL>.Completion
+    ) -> URLSessionTask {
+        let download = StreamedDownload(destination: destination, validation: validation, completion: completion)
+        let privateSession = URLSession(configuration: session.configuration, delegate: download, delegateQueue: nil)
+        return privateSession.dataTask(with: request)
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        do {
+            guard let response = response as? HTTPURLResponse else {
+                throw TaskigURLError.notHTTPResponse(response.url)
+            }
+            let partFile = DownloadPlacement.partFile(for: destination)
+            guard FileManager.default.createFile(atPath: partFile.path, contents: nil) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partFile.path])
+            }
+            let handle = try FileHandle(forWritingTo: partFile)
+            state.withLock { state in
+                state.response = response
+                state.partFile = partFile
+                state.handle = handle
+            }
+            completionHandler(.allow)
+        } catch {
+            state.withLock { $0.failure = error }
+            completionHandler(.cancel)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let handle = state.withLock { $0.handle }
+        do {
+            try handle?.write(contentsOf: data)
+        } catch {
+            state.withLock { $0.failure = error }
+            dataTask.cancel()
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        let (partFile, handle, response, failure) = state.withLock { state in
+            defer { state.handle = nil }
+            return (state.partFile, state.handle, state.response, state.failure)
+        }
+        try? handle?.close()
+        session.finishTasksAndInvalidate()
+        completion(
+            Result {
+                do {
+                    if let error = failure ?? error { throw error }
+                    guard let response, let partFile else {
+                        throw TaskigURLError.notHTTPResponse(task.originalRequest?.url)
+                    }
+                    try validation?.check(response, body: { (try? Data(contentsOf: partFile)) ?? Data() })
+                    try DownloadPlacement.move(partFile, to: destination)
+                    return (destination, response)
+                } catch {
+                    if let partFile { try? FileManager.default.removeItem(at: partFile) }
+                    throw error
+                }
+            })
+    }
+}

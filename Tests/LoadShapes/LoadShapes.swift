@@ -1,0 +1,276 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Taskig
+
+/// The load shapes, by name. Each runs its load, prints what it measured as `key value`
+/// lines, and returns whether every result was right.
+enum LoadShapes {
+    static let all: [String: @Sendable () -> Bool] = [
+        "timeout-storm": timeoutStorm,
+        "start-storm": startStorm,
+        "nested-callers": nestedCallers,
+        "blocking-fifty": blockingFifty,
+        "concurrency-five": concurrencyFive,
+        "blocking-late": blockingLate,
+        "stuck-then-quick": stuckThenQuick,
+        "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
+        "future-chain": futureChain,
+        "swift-heartbeat": swiftHeartbeat,
+        "idle": idle,
+    ]
+
+    /// Eight callers, for a second, each awaiting with a 1 ms timeout a task whose 50 ms body
+    /// ignores cancellation.
+    static func timeoutStorm() -> Bool {
+        let started = Atomic(0)
+        let timedOut = Atomic(0)
+        let callers = DispatchGroup()
+        let end = DispatchTime.now() + 1
+        for _ in 0..<8 {
+            callers.enter()
+            Thread.detachNewThread {
+                while DispatchTime.now() < end {
+                    let task = ThrowableTask { () -> Int in
+                        started.add(1, ordering: .relaxed)
+                        usleep(50_000)
+                        return 1
+                    }
+                    do {
+                        _ = try task.await(timeout: 0.001)
+                    } catch TaskigError.timedOut {
+                        timedOut.add(1, ordering: .relaxed)
+                    } catch {}
+                }
+                callers.leave()
+            }
+        }
+        callers.wait()
+        print("timed-out \(timedOut.load(ordering: .relaxed))")
+        print("bodies-started \(started.load(ordering: .relaxed))")
+        return timedOut.load(ordering: .relaxed) > 1000
+    }
+
+    /// 2,000 `start()`s of 50 ms work in a loop, then every future awaited.
+    static func startStorm() -> Bool {
+        let loopStart = DispatchTime.now()
+        let futures = (0..<2000).map { i in
+            ThrowableTask { () -> Int in
+                usleep(50_000)
+                return i
+            }.start()
+        }
+        print("start-loop-seconds \(secondsSince(loopStart))")
+        let values = futures.map { try? $0.await() }
+        return values == (0..<2000).map { Optional($0) }
+    }
+
+    /// Three callers at once, each running a collection wait nested four levels deep: 4 tasks
+    /// that each wait for 4 tasks, …, whose leaves sleep 1 ms.
+    static func nestedCallers() -> Bool {
+        @Sendable func level(_ depth: Int) -> Int {
+            guard depth > 0 else {
+                usleep(1_000)
+                return 1
+            }
+            return (0..<4).map { _ in Task { level(depth - 1) } }.awaitAll().reduce(0, +)
+        }
+        let totals = LockedList<Int>()
+        let callers = DispatchGroup()
+        for _ in 0..<3 {
+            callers.enter()
+            Thread.detachNewThread {
+                totals.append(level(4))
+                callers.leave()
+            }
+        }
+        callers.wait()
+        return totals.values == [256, 256, 256]
+    }
+
+    /// 400 tasks that sleep 20 ms each, 50 at a time.
+    static func blockingFifty() -> Bool {
+        let probe = RunningProbe()
+        let values = (0..<400).map { i in
+            Task {
+                probe.measure { usleep(20_000) }; return i
+            }
+        }.awaitAll(concurrency: 50)
+        print("peak-running \(probe.peak)")
+        return values == Array(0..<400)
+    }
+
+    /// 20 tasks that sleep 50 ms each, 5 at a time.
+    static func concurrencyFive() -> Bool {
+        let probe = RunningProbe()
+        let values = (0..<20).map { i in
+            Task {
+                probe.measure { usleep(50_000) }; return i
+            }
+        }.awaitAll(concurrency: 5)
+        print("peak-running \(probe.peak)")
+        return values == Array(0..<20)
+    }
+
+    /// 5,000 quick tasks, then 40 that block for 100 ms, 20 at a time.
+    static func blockingLate() -> Bool {
+        let probe = RunningProbe()
+        let quick = (0..<5_000).map { i in Task { i } }
+        let blocking = (0..<40).map { i in
+            Task {
+                probe.measure { usleep(100_000) }; return i
+            }
+        }
+        let values = (quick + blocking).awaitAll(concurrency: 20)
+        print("peak-running \(probe.peak)")
+        return values == Array(0..<5_000) + Array(0..<40)
+    }
+
+    /// 20 tasks that block for 30 ms, 3,000 quick ones, then 20 that block for 100 ms, 20 at a
+    /// time.
+    static func stuckThenQuick() -> Bool {
+        let probe = RunningProbe()
+        let first = (0..<20).map { i in
+            Task { () -> Int in
+                usleep(30_000); return -i
+            }
+        }
+        let quick = (0..<3_000).map { i in Task { i } }
+        let blocking = (0..<20).map { i in
+            Task {
+                probe.measure { usleep(100_000) }; return i
+            }
+        }
+        let values = (first + quick + blocking).awaitAll(concurrency: 20)
+        print("peak-running \(probe.peak)")
+        return values == (0..<20).map { -$0 } + Array(0..<3_000) + Array(0..<20)
+    }
+
+    /// 200 tasks with `async` bodies, awaited 100 at a time: more lanes block waiting for
+    /// them than Taskig has threads for ordinary work, so the bodies must still find threads.
+    static func asyncBodiesPastTheLimit() -> Bool {
+        let tasks = (0..<200).map { i in
+            ThrowableTask { () async throws -> Int in
+                try await _Concurrency.Task.sleep(nanoseconds: 20_000_000)
+                return i
+            }
+        }
+        return (try? tasks.awaitAll(concurrency: 100)) == Array(0..<200)
+    }
+
+    /// A chain of 1,000,000 hot futures, each a continuation of the one before, completed at
+    /// once by resolving the first.
+    static func futureChain() -> Bool {
+        let first = Promise<Int>()
+        var future = first.future
+        for _ in 0..<1_000_000 { future = future.map { $0 &+ 1 }.start() }
+        let resolved = DispatchTime.now()
+        first.resolve(0)
+        let value = try? future.await()
+        print("resolve-seconds \(secondsSince(resolved))")
+        return value == 1_000_000
+    }
+
+    /// 10,000 Swift tasks awaiting the `value` of tasks that block for 1 ms, while a
+    /// heartbeat on Swift's cooperative pool sleeps 1 ms at a time and notes how late it
+    /// wakes; then, for comparison, 10,000 Swift tasks that each suspend for 1 ms.
+    static func swiftHeartbeat() -> Bool {
+        let taskig = heartbeatStall {
+            await withTaskGroup(of: Int.self) { group in
+                for i in 0..<10_000 {
+                    group.addTask {
+                        await Task { () -> Int in
+                            usleep(1_000); return i
+                        }.value
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        let swift = heartbeatStall {
+            await withTaskGroup(of: Int.self) { group in
+                for i in 0..<10_000 {
+                    group.addTask {
+                        try? await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
+                        return i
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        print("taskig-stall-ms \(taskig.stall * 1000)")
+        print("swift-stall-ms \(swift.stall * 1000)")
+        let expected = (0..<10_000).reduce(0, +)
+        return taskig.sum == expected && swift.sum == expected
+    }
+
+    /// The longest a 1 ms heartbeat on the cooperative pool overslept while `load` ran, and
+    /// what `load` returned.
+    static func heartbeatStall(_ load: @escaping @Sendable () async -> Int) -> (stall: Double, sum: Int) {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = LockedList<(Double, Int)>()
+        _Concurrency.Task {
+            let finished = Atomic(false)
+            let beat = _Concurrency.Task {
+                var worst = 0.0
+                while !finished.load(ordering: .relaxed) {
+                    let before = DispatchTime.now()
+                    try? await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
+                    worst = max(worst, secondsSince(before) - 0.001)
+                }
+                return worst
+            }
+            let sum = await load()
+            finished.store(true, ordering: .relaxed)
+            outcome.append((await beat.value, sum))
+            done.signal()
+        }
+        done.wait()
+        return outcome.values[0]
+    }
+
+    /// Some of every kind of work, then three seconds of nothing: by then every thread of
+    /// Taskig's has ended.
+    static func idle() -> Bool {
+        _ = (0..<2_000).map { i in Task { i } }.awaitAll()
+        _ = (0..<100).map { _ in Task { usleep(2_000) } }.awaitAll(concurrency: 20)
+        _ = try? ThrowableTask { usleep(20_000) }.await(timeout: 0.001)
+        _ = try? ThrowableTask { 1 }.map { $0 + 1 }.start().await()
+        _ = try? ThrowableTask.delay(0.01).timeout(1).retry(2).await()
+        print("taskig-threads-after-work \(ThreadSampler.taskigThreads())")
+        Thread.sleep(forTimeInterval: 3)
+        let left = ThreadSampler.taskigThreads()
+        print("taskig-threads-after-idle \(left)")
+        return left == 0
+    }
+
+    static func secondsSince(_ start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}
+
+/// Counts how many measured pieces of work run at once, and the most that ever did.
+final class RunningProbe: Sendable {
+    private let running = Atomic(0)
+    private let highest = Atomic(0)
+
+    @discardableResult
+    func measure<T>(_ body: () -> T) -> T {
+        highest.max(running.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+        defer { running.subtract(1, ordering: .relaxed) }
+        return body()
+    }
+
+    var peak: Int { highest.load(ordering: .relaxed) }
+}
+
+/// A list that several threads append to.
+final class LockedList<Element: Sendable>: Sendable {
+    private let elements = Mutex<[Element]>([])
+
+    func append(_ element: Element) {
+        elements.withLock { $0.append(element) }
+    }
+
+    var values: [Element] { elements.withLock { $0 } }
+}

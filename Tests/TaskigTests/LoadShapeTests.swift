@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+
+/// Load shapes run in a process of their own (`taskig-load-shapes`), so that Taskig's
+/// threads serve that load alone: thread counts at the peak, and how many tasks ran at once.
+@Suite(.serialized) struct LoadShapeTests {
+    /// Runs `shape`, checks that its results were right and that Taskig never had more
+    /// threads than its documented limit, and returns what it printed.
+    private func run(_ shape: String, timeout: Double = 60) async throws -> String {
+        let (output, exitedCleanly) = try await runPackageExecutable(
+            "taskig-load-shapes", arguments: [shape], timeout: timeout)
+        #expect(exitedCleanly, "\(shape) crashed or hung\n\(output)")
+        #expect(output.hasSuffix("ok\n"), "\(shape) got a wrong result\n\(output)")
+        let limit = try #require(measurement("thread-limit", in: output))
+        let taskigThreads = try #require(measurement("peak-taskig-threads", in: output))
+        #expect(taskigThreads <= limit, "\(shape): \(Int(taskigThreads)) of Taskig's threads, limit \(Int(limit))")
+        return output
+    }
+
+    @Test func aStormOfTimeoutsOfWorkThatIgnoresCancellationStaysWithinTheThreadLimit() async throws {
+        let output = try await run("timeout-storm")
+        // Runs given up on before they started never started: far fewer bodies than waits.
+        let started = try #require(measurement("bodies-started", in: output))
+        let timedOut = try #require(measurement("timed-out", in: output))
+        #expect(started < timedOut / 2, "\(output)")
+    }
+
+    @Test func startingThousandsOfFuturesNeitherBlocksNorExceedsTheLimit() async throws {
+        let output = try await run("start-storm")
+        let loop = try #require(measurement("start-loop-seconds", in: output))
+        #expect(loop < 0.2 * timingSlack, "start() must not wait for a thread: \(output)")
+    }
+
+    @Test func nestedCollectionWaitsOfSeveralCallersStayWithinTheLimit() async throws {
+        _ = try await run("nested-callers")
+    }
+
+    @Test func fiftyBlockingTasksRunAtOnce() async throws {
+        let output = try await run("blocking-fifty")
+        #expect(measurement("peak-running", in: output) == 50, "\(output)")
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds < 0.5 * timingSlack, "8 waves of 20 ms: \(output)")
+    }
+
+    @Test func concurrencyIsReallyTheNumberRunningAtOnceEvenWhenTasksBlock() async throws {
+        let output = try await run("concurrency-five")
+        #expect(measurement("peak-running", in: output) == 5, "\(output)")
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds >= 0.19 && seconds < 1 * timingSlack, "4 waves of 50 ms: \(output)")
+    }
+
+    @Test func tasksThatStartBlockingLateStillReachFullConcurrency() async throws {
+        let output = try await run("blocking-late")
+        #expect(measurement("peak-running", in: output) == 20, "\(output)")
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds < 0.6 * timingSlack, "two waves of 100 ms once every lane runs: \(output)")
+    }
+
+    @Test func blockingTasksAfterQuickOnesAfterBlockingOnesReachFullConcurrency() async throws {
+        let output = try await run("stuck-then-quick")
+        #expect(measurement("peak-running", in: output) == 20, "\(output)")
+    }
+
+    @Test func asyncBodiesRunEvenWhenOrdinaryWorkHoldsEveryOtherThread() async throws {
+        _ = try await run("async-bodies-past-the-limit")
+    }
+
+    @Test func aChainOfAMillionHotFuturesCompletesWithABoundedStack() async throws {
+        _ = try await run("future-chain", timeout: 120)
+    }
+
+    @Test func waitingForTaskigFromSwiftConcurrencyDoesNotStallItsThreads() async throws {
+        let output = try await run("swift-heartbeat", timeout: 120)
+        let stall = try #require(measurement("taskig-stall-ms", in: output))
+        #expect(stall < 60 * timingSlack, "\(output)")
+    }
+
+    @Test func everyThreadOfTaskigsEndsOnceIdle() async throws {
+        _ = try await run("idle")
+    }
+}
