@@ -42,6 +42,26 @@ let mixed = (0..<5).map { i in
 }.awaitAll(concurrency: 2)
 report("awaitAll of tasks completing through main", mixed == [0, 2, 4, 6, 8])
 
+// Work that is not the main queue's never runs on the main thread: it may use the main queue.
+report("global work calling DispatchQueue.main.sync", Task { DispatchQueue.main.sync { 2 } }.await() == 2)
+
+let waitsForMain = Task { () -> Int in
+    let sent = DispatchSemaphore(value: 0)
+    DispatchQueue.main.async { sent.signal() }
+    sent.wait()
+    return 1
+}
+report("global work waiting for a block it sent to the main queue", waitsForMain.await() == 1)
+
+let syncing = (0..<4).map { i in ThrowableTask { DispatchQueue.main.sync { i } } }
+report("awaitAll of work calling DispatchQueue.main.sync", (try? syncing.awaitAll()) == [0, 1, 2, 3])
+report(
+    "awaitAllResults of work calling DispatchQueue.main.sync",
+    syncing.awaitAllResults().compactMap { try? $0.get() } == [0, 1, 2, 3])
+report(
+    "a composed task calling DispatchQueue.main.sync",
+    (try? ThrowableTask { 1 }.map { v in DispatchQueue.main.sync { v + 1 } }.await()) == 2)
+
 if CommandLine.arguments.contains("--dispatch-main") {
     // Under dispatchMain() the main queue's blocks run without the main run loop; a task on
     // the main queue awaited from one of them runs in place.

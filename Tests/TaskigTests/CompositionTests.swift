@@ -151,6 +151,42 @@ import Testing
         #expect(try composed.recover { _ in 9 }.await() == 9, "a failure like any other")
     }
 
+    @Test func continuationsThatHandleFailuresSeeACancelledRun() async throws {
+        let first = ThrowableTask { 1 }
+        first.cancel()
+        let seen = try first.continueWith { result -> String in
+            if case .failure(CancellableTaskError.taskWasCancelled) = result { return "cancelled" }
+            return "other"
+        }.await()
+        #expect(seen == "cancelled")
+        let cleanedUp = LockedValue(0)
+        #expect(throws: CancellableTaskError.taskWasCancelled) {
+            try first.finally { cleanedUp.update { $0 += 1 } }.await()
+        }
+        #expect(cleanedUp.value == 1)
+        #expect(try first.mapError { _ in TestError(4) }.recover { ($0 as? TestError)?.id ?? 0 }.await() == 4)
+    }
+
+    @Test func whenAComposedRunIsCancelledItsWaiterGoesAtOnceAndFinallyRunsOnce() async throws {
+        let body = RunObserver()
+        let cleanups = LockedValue(0)
+        let composed = ThrowableTask { body.sleep(3) ? 1 : -1 }.finally { cleanups.update { $0 += 1 } }
+        let future = composed.start()
+        let (result, seconds) = try #require(
+            await withWatchdog { () -> (Result<Int, Error>, Double) in
+                _ = body.waitUntilStarted()
+                future.cancel()
+                return timed { future.awaitResult() }
+            })
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
+        #expect(seconds < 0.5 * timingSlack)
+        _ = try await withWatchdog { body.waitUntilCancellationSeen() }
+        let deadline = DispatchTime.now() + 5
+        while cleanups.value == 0 && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+        sleep(seconds: 0.05)
+        #expect(cleanups.value == 1)
+    }
+
     @Test func aMillionLinksAreBuiltRunAndFreedWithoutRecursion() async throws {
         let values = try await withWatchdog(seconds: 60) { () throws -> [Int] in
             var task = ThrowableTask { 0 }

@@ -56,6 +56,16 @@ import Testing
         #expect(throws: CancellableTaskError.taskWasCancelled) { try continuation.await() }
     }
 
+    @Test func aWaiterThatTimesOutGivesUpOnlyItsOwnWait() async throws {
+        let future = ThrowableTask { () -> Int in
+            sleep(seconds: 0.3)
+            return 8
+        }.start()
+        #expect(isTimedOut((try await withWatchdog { thrownError { try future.await(timeout: 0.02) } }) ?? nil))
+        #expect(!future.isCancelled)
+        #expect(try await withWatchdog { try future.await() } == 8)
+    }
+
     @Test func cancellingAfterTheOutcomeChangesNothing() throws {
         let task = ThrowableTask { 5 }
         let future = task.start()

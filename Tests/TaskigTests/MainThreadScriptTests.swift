@@ -14,6 +14,11 @@ import Testing
             "timeout on the main thread",
             "awaitAll of main-queue tasks",
             "awaitAll of tasks completing through main",
+            "global work calling DispatchQueue.main.sync",
+            "global work waiting for a block it sent to the main queue",
+            "awaitAll of work calling DispatchQueue.main.sync",
+            "awaitAllResults of work calling DispatchQueue.main.sync",
+            "a composed task calling DispatchQueue.main.sync",
         ] {
             #expect(output.contains("OK \(scenario)\n"), "missing: \(scenario)\n\(output)")
         }

@@ -45,6 +45,40 @@ import Testing
         #expect(values == [0, 1, 2, 3, 4])
     }
 
+    @Test func aCollectionWaitOnASerialQueueRunsItsTasksForThatQueueInPlace() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial-collection")
+        let blocking = try await withWatchdog {
+            queue.sync {
+                (0..<2).map { i in
+                    Task(executionQueue: queue) { () -> Int in
+                        usleep(100)
+                        return i
+                    }
+                }.awaitAll()
+            }
+        }
+        #expect(blocking == [0, 1])
+        // Trivial bodies, round after round: lanes on workers must never send them to the queue.
+        let rounds = try await withWatchdog(seconds: 20) { () -> Bool in
+            (0..<500).allSatisfy { _ in
+                queue.sync { (0..<4).map { i in Task(executionQueue: queue) { i } }.awaitAll() } == [0, 1, 2, 3]
+            }
+        }
+        #expect(rounds == true)
+        let throwing = try await withWatchdog {
+            try queue.sync {
+                try (0..<3).map { i in ThrowableTask(executionQueue: queue) { i } }.awaitAll()
+            }
+        }
+        #expect(throwing == [0, 1, 2])
+        let mixed = try await withWatchdog {
+            queue.sync {
+                [Task(executionQueue: queue) { 1 }, Task { 2 }, Task(executionQueue: queue) { 3 }].awaitAll()
+            }
+        }
+        #expect(mixed == [1, 2, 3])
+    }
+
     @Test func awaitingFromElsewhereRunsTheWorkOnTheQueue() async throws {
         let queue = DispatchQueue(label: "taskig.test.serial-remote")
         let key = DispatchSpecificKey<Int>()

@@ -100,6 +100,17 @@ import Testing
         }
     }
 
+    @Test func asyncWithoutACompletionRunsTheTask() throws {
+        let ran = DispatchSemaphore(value: 0)
+        let task = ThrowableTask<Void> { ran.signal() }
+        task.async()
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        let start = DispatchTime.now()
+        task.async(delayBy: 0.05)
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(secondsSince(start) >= 0.045)
+    }
+
     @Test func taskResultIsResult() throws {
         let result: TaskResult<Int> = .success(1)
         #expect(try result.get() == 1)

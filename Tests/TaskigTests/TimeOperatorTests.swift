@@ -36,6 +36,28 @@ import Testing
         #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
     }
 
+    @Test func aTimeoutUnderARetryMakesARunPerAttempt() async throws {
+        let runs = LockedValue(0)
+        let slowOnce = ThrowableTask { () -> Int in
+            let run = runs.update {
+                $0 += 1; return $0
+            }
+            if run == 1 { _ = RunObserver().sleep(2) }
+            return run
+        }
+        let value = try await withWatchdog { try slowOnce.timeout(0.1).retry(3, delay: 0.02).await() }
+        #expect(value == 2, "the first run timed out, the second one was quick")
+        let alwaysSlow = ThrowableTask { () -> Int in
+            runs.update { $0 += 1 }
+            _ = RunObserver().sleep(2)
+            return 0
+        }
+        runs.set(0)
+        let result = try #require(await withWatchdog { alwaysSlow.timeout(0.05).retry(3).awaitResult() })
+        #expect(isTimedOut(result.failure))
+        #expect(runs.value == 3, "three runs, each given up on after 50 ms")
+    }
+
     @Test func retryCountsItsAttemptsAndStopsAtTheFirstSuccess() async throws {
         let runs = LockedValue(0)
         let flaky = ThrowableTask { () -> String in

@@ -17,6 +17,69 @@ struct TaskigSessionTests {
         return try body(directory)
     }
 
+    /// The files URLSession's own download tasks leave in the temporary directory on Linux
+    /// when a download fails: `<UUID>.tmp`.
+    private func strayDownloadFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path))
+        return Set((names ?? []).filter { $0.hasSuffix(".tmp") })
+    }
+
+    enum FailedDownload: String, CaseIterable {
+        case brokenBody = "the body breaks off"
+        case rejectedStatus = "validatingStatus rejects it"
+        case cancelledTask = "the task is cancelled"
+        case cancelledFuture = "its future is cancelled"
+        case timedOut = "await(timeout:) gives up"
+    }
+
+    @Test("a download that does not succeed leaves no file behind, anywhere", arguments: FailedDownload.allCases)
+    func failedDownloadsLeaveNothing(failure: FailedDownload) throws {
+        try withServer { server in
+            try withDirectory { directory in
+                let before = strayDownloadFiles()
+                let destination = directory.appendingPathComponent("file.bin")
+                let session = URLSession.shared.taskig
+                let result: Result<(URL, HTTPURLResponse), Error>? = try withWatchdog {
+                    switch failure {
+                    case .brokenBody:
+                        return session.download(from: server.url("/close-mid-body"), to: destination).awaitResult()
+                    case .rejectedStatus:
+                        return session.download(from: server.url("/missing"), to: destination)
+                            .validatingStatus(200..<300).awaitResult()
+                    case .cancelledTask:
+                        let task = session.download(from: server.url("/large-slow"), to: destination)
+                        let waiter = Background { task.awaitResult() }
+                        _ = server.waitUntil(timeout: 3) { $0.arrivals["/large-slow", default: 0] == 1 }
+                        Thread.sleep(forTimeInterval: 0.1)
+                        task.cancel()
+                        return waiter.value(within: 5)
+                    case .cancelledFuture:
+                        let future = session.download(from: server.url("/large-slow"), to: destination).start()
+                        _ = server.waitUntil(timeout: 3) { $0.arrivals["/large-slow", default: 0] == 1 }
+                        Thread.sleep(forTimeInterval: 0.1)
+                        future.cancel()
+                        return future.awaitResult()
+                    case .timedOut:
+                        return Result {
+                            try session.download(from: server.url("/large-slow"), to: destination).await(timeout: 0.3)
+                        }
+                    }
+                }
+                #expect(throws: (any Error).self) { try result?.get() }
+                // The part file goes when the transfer ends, which for a cancelled one may be
+                // a moment after its waiter was released.
+                let deadline = Date(timeIntervalSinceNow: 3)
+                var left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                while !left.isEmpty && Date() < deadline {
+                    Thread.sleep(forTimeInterval: 0.01)
+                    left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                }
+                #expect(left.isEmpty, "\(left)")
+                #expect(strayDownloadFiles().subtracting(before).isEmpty)
+            }
+        }
+    }
+
     @Test("tasks run on the chosen session, with its configuration")
     func chosenSession() throws {
         try withServer { server in

@@ -58,10 +58,14 @@ final class CancellationHandlers: Sendable {
     @usableFromInline
     init() {}
 
-    /// Adds `handler`, or runs it at once when the table was already cancelled; drops it when
-    /// the table is closed.
+    /// Adds `handler`, or runs it at once when the table, or its word (`wordIsCancelled`,
+    /// asked under the lock), was already cancelled; drops it when the table is closed.
+    ///
+    /// The word is cancelled before its table, so a thread that saw the word cancelled and
+    /// then registers runs its handler itself, at once, rather than leave it to the thread
+    /// that is about to run the table's handlers.
     @usableFromInline
-    func add(_ handler: @escaping @Sendable () -> Void) -> Key? {
+    func add(_ handler: @escaping @Sendable () -> Void, wordIsCancelled: () -> Bool) -> Key? {
         enum Decision {
             case stored(Key)
             case runNow
@@ -69,7 +73,7 @@ final class CancellationHandlers: Sendable {
         }
         let decision = state.withLock { state -> Decision in
             if state.isClosed { return .drop }
-            if state.isCancelled { return .runNow }
+            if state.isCancelled || wordIsCancelled() { return .runNow }
             let key = state.nextKey
             state.nextKey += 1
             state.handlers.append((key, handler))

@@ -62,7 +62,7 @@ enum CancellationWord {
             if word.load(ordering: .acquiring) & flagBits == cancelledBit { handler() }
             return nil
         }
-        return table.add(handler)
+        return table.add(handler) { word.load(ordering: .acquiring) & flagBits == cancelledBit }
     }
 
     /// Removes a handler that has not run; does nothing when it ran or was dropped.

@@ -14,6 +14,8 @@ import Foundation
 /// | `/close-mid-body` | promises 1,000 bytes, sends 100, closes |
 /// | `/wrong-length` | promises 1,000 bytes, sends 10, keeps the connection open |
 /// | `/not-http` | a line that is not HTTP, then closes |
+/// | `/fail-after?ms=N` | closes the connection after N ms without answering |
+/// | `/large-slow` | 200, promises 1 MB, sends 10 kB every 20 ms; stops when the client hangs up |
 enum TestRoutes {
     static func serve(_ request: TestHTTPRequest, on connection: TestConnection, server: TestHTTPServer) {
         switch request.path {
@@ -43,6 +45,10 @@ enum TestRoutes {
             hold(connection, milliseconds: 10_000, server)
         case "/not-http":
             connection.write("SSH-2.0-OpenSSH_9.6 this is not an HTTP server\r\n")
+        case "/large-slow":
+            largeSlow(connection, server)
+        case "/fail-after":
+            hold(connection, milliseconds: Int32(request.query["ms"] ?? "") ?? 300, server)
         default:
             answer(connection, status: "404 Not Found", body: Data("unknown route".utf8))
         }
@@ -89,6 +95,16 @@ enum TestRoutes {
         // next request, which must not find this one still counted.
         server.updateRecord { $0.inFlight -= 1 }
         answer(connection, status: "200 OK", body: Data((request.query["id"] ?? "").utf8))
+    }
+
+    private static func largeSlow(_ connection: TestConnection, _ server: TestHTTPServer) {
+        guard connection.write("HTTP/1.1 200 OK\r\nContent-Length: 1000000\r\nConnection: close\r\n\r\n") else {
+            return
+        }
+        for _ in 0..<100 where !server.stopped {
+            guard connection.write([UInt8](repeating: 0x63, count: 10_000)) else { return }
+            if hold(connection, milliseconds: 20, server) { return }
+        }
     }
 
     /// Keeps the connection open for up to `milliseconds`; returns `true` when the client

@@ -68,3 +68,16 @@ func withServer<T>(_ body: (TestHTTPServer) throws -> T) throws -> T {
 func secondsSince(_ start: Date) -> TimeInterval {
     Date().timeIntervalSince(start)
 }
+
+/// Runs Swift tasks on a serial queue of their own, which gets a thread at once: tests that
+/// block (as the synchronous ones here do) can hold every thread of the cooperative pool.
+final class QueueTaskExecutor: TaskExecutor {
+    static let shared = QueueTaskExecutor()
+    private let queue = DispatchQueue(label: "TaskigURLTests.executor")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
+    }
+}

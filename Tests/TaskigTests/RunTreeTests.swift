@@ -1,0 +1,198 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Taskig
+
+/// Runs nest like structured concurrency: a run started while another run's work executes on
+/// the thread is its child and is cancelled with it; `start()` and `async` make independent
+/// runs.
+@Suite struct RunTreeTests {
+    @Test func aNestedAwaitIsCancelledWithItsOuterRun() async throws {
+        let inner = RunObserver()
+        let outer = ThrowableTask { () -> Int in
+            try ThrowableTask { inner.sleep(3) ? 1 : -1 }.await()
+        }
+        let future = outer.start()
+        let result = try await withWatchdog { () -> Result<Int, Error> in
+            _ = inner.waitUntilStarted()
+            future.cancel()
+            return future.awaitResult()
+        }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result?.get() }
+        #expect(try await withWatchdog { inner.waitUntilCancellationSeen() } == true)
+    }
+
+    @Test func aNestedCollectionWaitIsCancelledWithItsOuterRun() async throws {
+        let observers = [RunObserver(), RunObserver()]
+        let outer = ThrowableTask { () -> [Int] in
+            try observers.map { observer in ThrowableTask { observer.sleep(3) ? 1 : -1 } }.awaitAll()
+        }
+        let (result, seconds) = try #require(
+            await withWatchdog { timed { Result { try outer.await(timeout: 0.2) } } })
+        #expect(isTimedOut(result.failure))
+        #expect(seconds < 1 * timingSlack)
+        for observer in observers {
+            #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true)
+        }
+    }
+
+    @Test func aFlatMapsInnerTaskIsCancelledWithTheComposedRun() async throws {
+        let inner = RunObserver()
+        let composed = ThrowableTask { 1 }.flatMap { _ in ThrowableTask { inner.sleep(3) ? 1 : -1 } }
+        let future = composed.start()
+        // Cancelled from the watchdog's thread: a cooperative pool kept busy by the tests
+        // that block could delay this test's own thread past the end of the body.
+        let seen = try await withWatchdog { () -> Bool in
+            _ = inner.waitUntilStarted()
+            future.cancel()
+            return inner.waitUntilCancellationSeen()
+        }
+        #expect(seen == true)
+        #expect(!composed.isCancelled)
+    }
+
+    @Test func theStepsOfAComposedTaskSeeItsRunCancelled() async throws {
+        let step = RunObserver()
+        let composed = ThrowableTask { 1 }.map { value in step.sleep(3) ? value : -1 }
+        let future = composed.start()
+        let seen = try await withWatchdog { () -> Bool in
+            _ = step.waitUntilStarted()
+            future.cancel()
+            return step.waitUntilCancellationSeen()
+        }
+        #expect(seen == true)
+    }
+
+    @Test func aFutureStartedInsideARunIsNotItsChild() async throws {
+        let started = LockedValue<Future<Int>?>(nil)
+        let independent = RunObserver()
+        let outer = ThrowableTask { () -> Int in
+            started.set(ThrowableTask { independent.sleep(0.3) ? 42 : -1 }.start())
+            _ = RunObserver().sleep(3)
+            return 0
+        }
+        #expect(isTimedOut((try await withWatchdog { thrownError { try outer.await(timeout: 0.1) } }) ?? nil))
+        let value = try await withWatchdog { try started.value?.await() }
+        #expect(value == 42)
+        #expect(!independent.sawCancellation)
+    }
+
+    @Test func asyncMakesAnIndependentRun() async throws {
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = LockedValue<Result<Int, Error>?>(nil)
+        let outer = ThrowableTask { () -> Int in
+            ThrowableTask { RunObserver().sleep(0.2) ? 7 : -1 }.async { result in
+                outcome.set(result)
+                finished.signal()
+            }
+            _ = RunObserver().sleep(3)
+            return 0
+        }
+        #expect(isTimedOut((try await withWatchdog { thrownError { try outer.await(timeout: 0.05) } }) ?? nil))
+        #expect(try await withWatchdog { finished.wait(timeout: .now() + 5) } == .success)
+        #expect(try outcome.value?.get() == 7)
+    }
+}
+
+@Suite struct CurrentRunTests {
+    @Test func aHandlerRunsOnceWhenTheRunIsCancelled() async throws {
+        let calls = LockedValue(0)
+        let observer = RunObserver()
+        let task = ThrowableTask { () -> Int in
+            ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+            return observer.sleep(3) ? 1 : -1
+        }
+        let future = task.start()
+        _ = try await withWatchdog { () -> Bool in
+            _ = observer.waitUntilStarted()
+            future.cancel()
+            future.cancel()
+            return observer.waitUntilCancellationSeen()
+        }
+        #expect(calls.value == 1, "cancel() runs the handlers before it returns")
+    }
+
+    @Test func aHandlerRegisteredAfterTheCancellationRunsAtOnce() async throws {
+        let ranAtOnce = LockedValue<Bool?>(nil)
+        let observer = RunObserver()
+        let task = ThrowableTask { () -> Int in
+            _ = observer.sleep(3)
+            let registered = LockedValue(false)
+            ThrowableTask.onCurrentTaskCancelled { registered.set(true) }
+            ranAtOnce.set(registered.value)
+            return 0
+        }
+        let future = task.start()
+        _ = try await withWatchdog { () -> Bool in
+            _ = observer.waitUntilStarted()
+            future.cancel()
+            _ = observer.waitUntilCancellationSeen()
+            let deadline = DispatchTime.now() + 5
+            while ranAtOnce.value == nil && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+            return true
+        }
+        #expect(ranAtOnce.value == true)
+    }
+
+    @Test func aHandlerNeverRunsAfterItsRunCompleted() async throws {
+        let calls = LockedValue(0)
+        let outerObserver = RunObserver()
+        let outer = ThrowableTask { () -> Int in
+            // The inner run completes; cancelling the outer one later must not reach its handler.
+            _ = try ThrowableTask { () -> Int in
+                ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+                return 1
+            }.await()
+            return outerObserver.sleep(3) ? 1 : -1
+        }
+        let future = outer.start()
+        _ = try await withWatchdog { () -> Bool in
+            _ = outerObserver.waitUntilStarted()
+            future.cancel()
+            return outerObserver.waitUntilCancellationSeen()
+        }
+        #expect(calls.value == 0)
+    }
+
+    @Test func outsideARunRegisteringDoesNothing() throws {
+        let calls = LockedValue(0)
+        ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+        #expect(calls.value == 0)
+        #expect(!ThrowableTask.isCurrentTaskCancelled)
+        try ThrowableTask.checkCancellation()
+    }
+
+    @Test func aTaskOfYourOwnStopsItsWorkWhenItsRunIsCancelled() async throws {
+        let stopped = LockedValue(false)
+        let finished = LockedValue(false)
+        /// A type of a user's own: its work goes on on a thread of its own until it is told to stop.
+        struct Ticker: ThrowableTaskType {
+            let stopped: LockedValue<Bool>
+            let finished: LockedValue<Bool>
+            var executionQueue: DispatchQueue { .global() }
+            func action(completion: @escaping @Sendable (Result<Int, Error>) -> Void) {
+                let stop = LockedValue(false)
+                ThrowableTask.onCurrentTaskCancelled {
+                    stop.set(true)
+                    stopped.set(true)
+                }
+                Thread.detachNewThread {
+                    let deadline = DispatchTime.now() + 5
+                    while !stop.value && DispatchTime.now() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+                    finished.set(true)
+                    completion(.success(stop.value ? -1 : 1))
+                }
+            }
+        }
+        let ticker = Ticker(stopped: stopped, finished: finished)
+        let (result, seconds) = try #require(
+            await withWatchdog { timed { Result { try ticker.await(timeout: 0.1) } } })
+        #expect(isTimedOut(result.failure))
+        #expect(seconds < 1 * timingSlack)
+        #expect(stopped.value)
+        let deadline = DispatchTime.now() + 5
+        while !finished.value && DispatchTime.now() < deadline { sleep(seconds: 0.005) }
+        #expect(finished.value, "the work stopped long before its 5 s")
+    }
+}
