@@ -36,10 +36,13 @@ let package = Package(
         .executableTarget(
             name: "taskig-bench",
             // TaskigURL for row 9 (loopback GETs).
-            dependencies: [taskig, taskigURL, "HeapPeak", "BenchWorkloads"]
+            dependencies: [taskig, taskigURL, "HeapPeak", "BenchWorkloads", "ClientShapes"]
         ),
         // The workloads and helpers both executables run, so that they measure the same code.
         .target(name: "BenchWorkloads", dependencies: [taskig]),
+        // Issue 12's shapes as a client writes them, in Swift 5 language mode, with their
+        // baselines in the same mode.
+        .target(name: "ClientShapes", dependencies: [taskig], swiftSettings: [.swiftLanguageMode(.v5)]),
         // Counts the bytes malloc hands out while enabled, and their peak: linked only
         // into taskig-bench, whose malloc and free it wraps.
         .target(name: "HeapPeak"),

@@ -1,4 +1,5 @@
 import BenchWorkloads
+import ClientShapes
 import Foundation
 import Taskig
 
@@ -106,6 +107,25 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         for _ in 0..<Int(arguments[1])! { print(taskigFutureMapStartFanOut(count: Int(arguments[0])!)) }
     case "profile-swift-fan-out":
         for _ in 0..<Int(arguments[1])! { print(swiftTaskFanOut(count: Int(arguments[0])!)) }
+    case "shape":
+        // One of issue 12's client shapes, COUNT items, REPETITIONS times; prints ns per item.
+        // `count-instructions.sh` runs these under callgrind and dhat.
+        let count = Int(arguments[1])!
+        let shape: () -> Double
+        switch arguments[0] {
+        case "await-all-throwable":
+            let closures = capturingClosures(count); shape = { throwableTasksAwaitAll(closures) }
+        case "concurrent-perform":
+            let closures = capturingClosures(count); shape = { concurrentPerformIntoBuffer(closures) }
+        case "map-chain": shape = { mapChainBuiltAwaitedAndFreed(links: count) }
+        case "global-hops": shape = { globalQueueHops(count) }
+        case "future-fan-out": shape = { futureMapStartFanOut(count) }
+        case "swift-fan-out": shape = { swiftTasksAwaitingOneValue(count) }
+        default: fatalError("unknown shape \(arguments[0])")
+        }
+        for _ in 0..<(arguments.count > 2 ? Int(arguments[2])! : 1) {
+            print(String(format: "%.1f ns", shape() * 1e9))
+        }
     case "loopback-gets":
         // RUNS runs of row 9: 1,000 GETs through TaskigURL, URLSession async, and URLSession's
         // completion-handler API with a semaphore of 16 (the call TaskigURL makes), and more.

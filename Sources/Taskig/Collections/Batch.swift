@@ -203,14 +203,20 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
     @inlinable
     func runLane(_ lane: BatchLane) {
         var settled = 0
-        CurrentRun.whileRunning(run) {
+        // One frame for the lane's whole life; between tasks only its task changes.
+        var frame = RunFrame(parent: run, task: nil)
+        CurrentRun.whileRunning(&frame) { frame in
             tasks.withUnsafeBufferPointer { tasks in
+                // Only this lane writes its counts: plain stores, no read-modify-write.
+                var progress = lane.progress.load(ordering: .relaxed)
                 while !isOver.load(ordering: .relaxed) {
                     let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard index < tasks.count else { break }
-                    lane.progress.wrappingAdd(1, ordering: .relaxed)
-                    let outcome = Work.perform(tasks[index], parent: run) { self.startLanes(1) }
-                    lane.progress.wrappingAdd(1, ordering: .relaxed)
+                    progress &+= 1
+                    lane.progress.store(progress, ordering: .relaxed)
+                    let outcome = Work.perform(tasks[index], parent: run, frame: frame) { self.startLanes(1) }
+                    progress &+= 1
+                    lane.progress.store(progress, ordering: .relaxed)
                     settled += 1
                     lane.settled.store(settled, ordering: .relaxed)
                     if sink.record(outcome, at: index) {

@@ -7,10 +7,16 @@ protocol LaneWork: SendableMetatype {
     associatedtype Element
     associatedtype Outcome
 
-    /// Runs `task` as a child of `parent`, which is also the current run; calls
-    /// `beforeBlocking` when the lane is about to wait for the task's outcome instead of
-    /// computing it (the collection may start another lane meanwhile).
-    static func perform(_ task: Element, parent: Run?, beforeBlocking: () -> Void) -> Outcome
+    /// Runs `task` as a child of `parent`; calls `beforeBlocking` when the lane is about to
+    /// wait for the task's outcome instead of computing it (the collection may start another
+    /// lane meanwhile).
+    ///
+    /// `frame` is the lane's current run frame (see ``CurrentRun``), whose parent is `parent`:
+    /// a task whose work is a plain call runs in it, after setting its task, so that running
+    /// it allocates nothing and sets no thread-local state.
+    static func perform(
+        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
+    ) -> Outcome
 
     /// The queue `task` runs on, when it is not a global queue.
     static func nonGlobalQueue(of task: Element) -> DispatchQueue?
@@ -25,8 +31,22 @@ protocol LaneWork: SendableMetatype {
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func perform(
-        _ task: Element, parent: Run?, beforeBlocking: () -> Void
+        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
     ) -> Result<Element.ResultType, Error> {
+        // Lanes never run on the main thread, and a global queue has no thread affinity: the
+        // lane runs a value-returning closure itself.
+        if let body = (task as? ThrowableTask<Element.ResultType>)?.body, body.queueKind == .globalConcurrent,
+            case .returning(let produce) = body.work
+        {
+            guard !body.isCancelled, !(parent?.isCancelled ?? false) else {
+                return .failure(CancellableTaskError.taskWasCancelled)
+            }
+            frame.pointee.task = body
+            let outcome = Result(catching: produce)
+            let cancelled = frame.pointee.isCancelled
+            frame.pointee.closeIfMade()
+            return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+        }
         switch RunLaunch.launch(task, parent: parent) {
         case .finished(let outcome):
             return outcome
@@ -59,7 +79,15 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
 @usableFromInline
 enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
-    static func perform(_ task: Element, parent: Run?, beforeBlocking: () -> Void) -> Element.ResultType {
+    static func perform(
+        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
+    ) -> Element.ResultType {
+        if let plain = task as? Task<Element.ResultType>, plain.executionQueueKind == .globalConcurrent,
+            case .returning(let produce) = plain.work
+        {
+            defer { frame.pointee.closeIfMade() }
+            return produce()
+        }
         switch RunLaunch.launch(task) {
         case .finished(let value):
             return value

@@ -11,8 +11,8 @@ import Synchronization
 ///
 /// Outcomes travel between steps through two slots of raw memory, sized for the largest
 /// outcome in the chain: the outcome after position `p` is in slot `p % 2`. Position 0 starts
-/// the task the chain begins with; position `p` applies step `p - 1`. Each step knows the
-/// types it reads and writes, so no value is boxed or cast.
+/// the task the chain begins with; position `p` applies the step of the `p`th body after it.
+/// Each step knows the types it reads and writes, so no value is boxed or cast.
 ///
 /// A step that finishes at once is followed by the next in the same loop. One that has to
 /// wait (a task returned by `flatMap`, a hop to a serial queue) ends the loop, and whatever
@@ -26,7 +26,7 @@ import Synchronization
 ///
 /// Synchronization: only one thread runs the loop at a time. A hand-off to the next thread
 /// goes through `phase` (acquire and release) or a queue's `async`, which order the slot
-/// writes before the reads; `steps` and `slots` are never reallocated.
+/// writes before the reads; `links` and `slots` are never reallocated.
 @usableFromInline
 final class ChainRun: Sendable {
     @usableFromInline
@@ -41,9 +41,9 @@ final class ChainRun: Sendable {
         @usableFromInline static var waiting: Int { 3 }
     }
 
-    /// A step of the chain, unretained: `tail` keeps the whole chain alive.
+    /// A body of the chain, unretained: `tail` keeps the whole chain alive.
     @usableFromInline
-    struct Step {
+    struct Link {
         @usableFromInline
         unowned(unsafe) let body: any AnyTaskBody
 
@@ -58,9 +58,9 @@ final class ChainRun: Sendable {
     let run: Run?
     @usableFromInline
     let tail: any AnyTaskBody
-    /// The steps, first to last.
+    /// The bodies of the chain, first to last: the task it begins with, then one per step.
     @usableFromInline
-    nonisolated(unsafe) let steps: UnsafeMutableBufferPointer<Step>
+    nonisolated(unsafe) let links: UnsafeMutableBufferPointer<Link>
     @usableFromInline
     nonisolated(unsafe) let slots: UnsafeMutableRawPointer
     @usableFromInline
@@ -72,35 +72,26 @@ final class ChainRun: Sendable {
     let finish: @Sendable (ChainRun) -> Void
 
     @inlinable
-    init(tail: any AnyTaskBody, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
+    init(tail: any AnyTaskBody, last: ChainStep, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
         self.run = run
         self.tail = tail
         self.finish = finish
-        var count = 0
-        var body: any AnyTaskBody = tail
-        while let step = body.asChainStep {
-            count += 1
+        let links = UnsafeMutableBufferPointer<Link>.allocate(capacity: last.chainLength + 1)
+        var body = tail
+        var position = last.chainLength
+        while position > 0, let step = body.step {
+            links.initializeElement(at: position, to: Link(body))
             body = step.upstream
+            position -= 1
         }
-        let steps = UnsafeMutableBufferPointer<Step>.allocate(capacity: count)
-        var size = 0
-        var alignment = 1
-        body = tail
-        for index in stride(from: count - 1, through: 0, by: -1) {
-            let step = body.asChainStep!
-            steps.initializeElement(at: index, to: Step(body))
-            size = max(size, step.outcomeLayout.size, step.upstreamOutcomeLayout.size)
-            alignment = max(alignment, step.outcomeLayout.alignment, step.upstreamOutcomeLayout.alignment)
-            body = step.upstream
-        }
-        self.steps = steps
-        let stride = max(1, (size + alignment - 1) / alignment * alignment)
-        self.slotStride = stride
-        self.slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * stride, alignment: alignment)
+        links.initializeElement(at: 0, to: Link(body))
+        self.links = links
+        slotStride = last.largestOutcome.stride
+        slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * slotStride, alignment: last.largestOutcome.alignment)
     }
 
     deinit {
-        steps.deallocate()
+        links.deallocate()
         slots.deallocate()
     }
 
@@ -111,9 +102,8 @@ final class ChainRun: Sendable {
         _ tail: TaskBody<Value>,
         reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void
     ) {
-        let chain = ChainRun(tail: tail, run: CurrentRun.run) { chain in
-            let last = chain.slot(after: chain.steps.count).assumingMemoryBound(to: Result<Value, Error>.self)
-            completion(last.move())
+        let chain = ChainRun(tail: tail, last: tail.step!, run: CurrentRun.run) { chain in
+            completion(ChainSlot.take(chain.slot(after: chain.links.count - 1), as: Value.self))
         }
         chain.drive(from: 0)
     }
@@ -130,24 +120,21 @@ final class ChainRun: Sendable {
         CurrentRun.whileRunning(run) {
             var position = position
             var onQueue = onStepQueue
-            while position <= steps.count {
+            while position < links.count {
+                let body = links[position].body
+                phase.store(Phase.starting, ordering: .relaxed)
                 if position == 0 {
-                    phase.store(Phase.starting, ordering: .relaxed)
-                    let first = steps[0].body.asChainStep!
-                    guard first.startUpstream(in: self, position: 0, output: slot(after: 0)) || goOnAfterStart()
-                    else { return }
+                    guard body.startAsChainSource(in: self, output: slot(after: 0)) || goOnAfterStart() else { return }
                 } else {
-                    let body = steps[position - 1].body
                     if !onQueue, case let hop = Self.placement(of: body), hop != .inPlace {
+                        phase.store(Phase.running, ordering: .relaxed)
                         let resumeAt = position
                         hop.send { self.drive(from: resumeAt, onStepQueue: true) }
                         return
                     }
                     onQueue = false
-                    phase.store(Phase.starting, ordering: .relaxed)
-                    let step = body.asChainStep!
                     guard
-                        step.apply(slot(after: position - 1), to: slot(after: position), in: self, position: position)
+                        body.applyStep(slot(after: position - 1), slot(after: position), self, position)
                             || goOnAfterStart()
                     else { return }
                 }

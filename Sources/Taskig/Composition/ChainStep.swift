@@ -1,34 +1,51 @@
 /// One step of a composed task (`map`, `flatMap`, `recover`, …): what it does with the
 /// outcome of the body it continues.
 ///
-/// A step is a small value kept in its composed ``TaskBody``. It refers to the body it
-/// continues without retaining it (the composed body does, see ``TaskBody``), and it moves
-/// outcomes through memory that ``ChainRun`` provides: each step knows the types on both of
-/// its sides, so a chain of any types runs without a cast at any link.
+/// A step is kept in its composed ``TaskBody``. It refers to the body it continues without
+/// retaining it (the composed body does, see ``TaskBody``), and moves outcomes through memory
+/// that ``ChainRun`` provides. Its work is a closure made by the operator, which knows the
+/// types on both sides of the step: the operator is inlined into the code that calls it,
+/// where those types are concrete, so a chain runs without looking up a generic type or
+/// casting at any link. The sizes the chain's run needs are worked out as the chain is built.
 @usableFromInline
-protocol AnyChainStep: Sendable {
-    /// The body this step continues.
-    var upstream: any AnyTaskBody { get }
-    /// Starts the body this step continues, which is not itself a step, as a child run of
-    /// the chain's run; its outcome goes to `output`. Returns `true` when the outcome is
-    /// already there, `false` when the chain resumes once it is (see ``ChainRun/resume(at:)``).
-    func startUpstream(in chain: ChainRun, position: Int, output: UnsafeMutableRawPointer) -> Bool
-    /// Takes the outcome at `inputSlot` (leaving that memory uninitialized) and puts this
-    /// step's outcome at `outputSlot`. Returns `false` when the step started a task whose
-    /// outcome will arrive there later.
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool
-    /// The size and alignment of this step's outcome.
-    var outcomeLayout: OutcomeLayout { get }
-    /// The size and alignment of the outcome of the body this step continues.
-    var upstreamOutcomeLayout: OutcomeLayout { get }
-}
+struct ChainStep: Sendable {
+    /// Takes the outcome in the first slot (leaving that memory uninitialized) and puts the
+    /// step's outcome in the second. Returns `false` when the step started a task whose
+    /// outcome arrives there later (see ``ChainRun/resume(at:)``).
+    @usableFromInline
+    typealias Apply =
+        @Sendable (
+            _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
+            _ position: Int
+        ) -> Bool
 
-/// A step whose outcome is a `Result<Value, Error>`.
-@usableFromInline
-protocol ChainStep<Value>: AnyChainStep {
-    associatedtype Value
+    /// The body this step continues.
+    @usableFromInline
+    unowned(unsafe) let upstream: any AnyTaskBody
+    @usableFromInline
+    let apply: Apply
+    /// How many steps the chain has up to and including this one.
+    @usableFromInline
+    let chainLength: Int
+    /// The size and alignment of the largest outcome in the chain up to this step, the
+    /// outcome of the task it begins with included.
+    @usableFromInline
+    let largestOutcome: OutcomeLayout
+
+    /// A step that continues `upstream` and produces outcomes of `Value`.
+    @inlinable
+    init<Input, Value>(
+        continuing upstream: TaskBody<Input>,
+        producing _: Value.Type,
+        apply: @escaping Apply
+    ) {
+        self.upstream = upstream
+        self.apply = apply
+        let upstreamStep = upstream.step
+        chainLength = (upstreamStep?.chainLength ?? 0) + 1
+        let own = OutcomeLayout(of: Value.self)
+        largestOutcome = (upstreamStep?.largestOutcome ?? OutcomeLayout(of: Input.self)).union(own)
+    }
 }
 
 /// The memory an outcome needs.
@@ -44,43 +61,37 @@ struct OutcomeLayout: Sendable {
         size = MemoryLayout<Result<Value, Error>>.size
         alignment = MemoryLayout<Result<Value, Error>>.alignment
     }
-}
 
-extension ChainStep {
     @inlinable
-    var outcomeLayout: OutcomeLayout { OutcomeLayout(of: Value.self) }
+    init(size: Int, alignment: Int) {
+        self.size = size
+        self.alignment = alignment
+    }
+
+    /// Room for either.
+    @inlinable
+    func union(_ other: OutcomeLayout) -> OutcomeLayout {
+        OutcomeLayout(size: max(size, other.size), alignment: max(alignment, other.alignment))
+    }
+
+    /// The distance between two slots for outcomes of this layout.
+    @inlinable
+    var stride: Int { max(1, (size + alignment - 1) / alignment * alignment) }
 }
 
-/// The parts every step shares: the body it continues, and its typed outcome slots.
+/// Moving typed outcomes in and out of a chain's slots, for the steps.
 @usableFromInline
-protocol TypedChainStep<Input, Value>: ChainStep {
-    associatedtype Input
-    /// The body this step continues. Kept unowned: the composed body retains it.
-    var previous: TaskBody<Input> { get }
-}
-
-extension TypedChainStep {
+enum ChainSlot {
+    /// Takes the outcome in `slot`, leaving it uninitialized.
     @inlinable
-    var upstream: any AnyTaskBody { previous }
-
-    @inlinable
-    var upstreamOutcomeLayout: OutcomeLayout { OutcomeLayout(of: Input.self) }
-
-    @inlinable
-    func startUpstream(in chain: ChainRun, position: Int, output: UnsafeMutableRawPointer) -> Bool {
-        chain.startChild(ThrowableTask(body: previous), position: position, output: output)
+    static func take<Value>(_ slot: UnsafeMutableRawPointer, as _: Value.Type) -> Result<Value, Error> {
+        slot.assumingMemoryBound(to: Result<Value, Error>.self).move()
     }
 
-    /// Takes the outcome this step continues from its slot.
+    /// Puts `outcome` in `slot`; the step finished at once.
     @inlinable
-    func takeInput(_ inputSlot: UnsafeMutableRawPointer) -> Result<Input, Error> {
-        inputSlot.assumingMemoryBound(to: Result<Input, Error>.self).move()
-    }
-
-    /// Puts this step's outcome in its slot; the step finished at once.
-    @inlinable
-    func put(_ outcome: Result<Value, Error>, in outputSlot: UnsafeMutableRawPointer) -> Bool {
-        outputSlot.assumingMemoryBound(to: Result<Value, Error>.self).initialize(to: outcome)
+    static func put<Value>(_ outcome: Result<Value, Error>, in slot: UnsafeMutableRawPointer) -> Bool {
+        slot.assumingMemoryBound(to: Result<Value, Error>.self).initialize(to: outcome)
         return true
     }
 }

@@ -1,19 +1,19 @@
 import Dispatch
 
 extension ThrowableTaskType {
-    /// A composed task whose last step is the one `makeStep` makes from this task's body, run
-    /// on `queue` (`nil`: the default global queue).
+    /// A composed task that runs this one and then `apply`, which turns this task's outcome
+    /// into one of `U`, on `queue` (`nil`: the default global queue).
     @inlinable
-    func composed<Step: ChainStep>(
+    func composed<U>(
         on queue: DispatchQueue?,
-        _ makeStep: (TaskBody<ResultType>) -> Step
-    ) -> ThrowableTask<Step.Value> {
+        producing _: U.Type,
+        _ apply: @escaping ChainStep.Apply
+    ) -> ThrowableTask<U> {
         let previous = composableBody
         // The step refers to `previous` unowned until the new body retains it.
         return withExtendedLifetime(previous) {
-            let work = TaskBody<Step.Value>.Work.step(makeStep(previous))
-            guard let queue else { return ThrowableTask(body: TaskBody(onDefaultQueue: work)) }
-            return ThrowableTask(body: TaskBody(queue: queue, work: work))
+            let step = ChainStep(continuing: previous, producing: U.self, apply: apply)
+            return ThrowableTask(body: TaskBody(composedOf: step, on: queue))
         }
     }
 

@@ -18,7 +18,10 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue) { ContinueWithStep(previous: $0, continuation: continuation) }
+        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            return ChainSlot.put(Result { try continuation(outcome) }, in: outputSlot)
+        }
     }
 
     /// The same as ``continueWith(on:_:)`` on the global queue.
@@ -30,29 +33,9 @@ extension ThrowableTaskType {
     public func continueWith<U>(
         _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: nil) { ContinueWithStep(previous: $0, continuation: continuation) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/continueWith(on:_:)``.
-@usableFromInline
-struct ContinueWithStep<Input, Value>: TypedChainStep {
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Input>
-    @usableFromInline
-    let continuation: @Sendable (Result<Input, Error>) throws -> Value
-
-    @inlinable
-    init(previous: TaskBody<Input>, continuation: @escaping @Sendable (Result<Input, Error>) throws -> Value) {
-        self.previous = previous
-        self.continuation = continuation
-    }
-
-    @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        let outcome = takeInput(inputSlot)
-        return put(Result { try continuation(outcome) }, in: outputSlot)
+        composed(on: nil, producing: U.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            return ChainSlot.put(Result { try continuation(outcome) }, in: outputSlot)
+        }
     }
 }

@@ -16,7 +16,11 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ body: @escaping @Sendable () -> Void
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue) { FinallyStep(previous: $0, body: body) }
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            body()
+            return ChainSlot.put(outcome, in: outputSlot)
+        }
     }
 
     /// The same as ``finally(on:_:)`` on the global queue.
@@ -26,33 +30,10 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func finally(_ body: @escaping @Sendable () -> Void) -> ThrowableTask<ResultType> {
-        composed(on: nil) { FinallyStep(previous: $0, body: body) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/finally(on:_:)``.
-@usableFromInline
-struct FinallyStep<Value>: TypedChainStep {
-    @usableFromInline
-    typealias Input = Value
-
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Value>
-    @usableFromInline
-    let body: @Sendable () -> Void
-
-    @inlinable
-    init(previous: TaskBody<Value>, body: @escaping @Sendable () -> Void) {
-        self.previous = previous
-        self.body = body
-    }
-
-    @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        let outcome = takeInput(inputSlot)
-        body()
-        return put(outcome, in: outputSlot)
+        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            body()
+            return ChainSlot.put(outcome, in: outputSlot)
+        }
     }
 }

@@ -16,7 +16,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        composed(on: queue) { FlatMapStep(previous: $0, next: next) }
+        composed(on: queue, producing: Next.ResultType.self, flatMapStep(next))
     }
 
     /// The same as ``flatMap(on:_:)`` on the global queue.
@@ -28,40 +28,33 @@ extension ThrowableTaskType {
     public func flatMap<Next: ThrowableTaskType>(
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        composed(on: nil) { FlatMapStep(previous: $0, next: next) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/flatMap(on:_:)``.
-@usableFromInline
-struct FlatMapStep<Input, Next: ThrowableTaskType>: TypedChainStep {
-    @usableFromInline
-    typealias Value = Next.ResultType
-
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Input>
-    @usableFromInline
-    let next: @Sendable (Input) throws -> Next
-
-    @inlinable
-    init(previous: TaskBody<Input>, next: @escaping @Sendable (Input) throws -> Next) {
-        self.previous = previous
-        self.next = next
+        composed(on: nil, producing: Next.ResultType.self, flatMapStep(next))
     }
 
+    /// The step of ``flatMap(on:_:)``: a success makes the next task, which runs as a child
+    /// of the chain's run.
     @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        switch takeInput(inputSlot) {
-        case .success(let value):
-            do {
-                return chain.startChild(try next(value), position: position, output: outputSlot)
-            } catch {
-                return put(.failure(error), in: outputSlot)
+    func flatMapStep<Next: ThrowableTaskType>(
+        _ next: @escaping @Sendable (ResultType) throws -> Next
+    ) -> ChainStep.Apply {
+        // `Next` need not be `Sendable`, nor its conformance nonisolated, but a task's contract
+        // lets Taskig run it from any thread, and that is all this step does with it.
+        nonisolated(unsafe) let apply = {
+            (
+                inputSlot: UnsafeMutableRawPointer, outputSlot: UnsafeMutableRawPointer, chain: ChainRun, position: Int
+            )
+                -> Bool in
+            switch ChainSlot.take(inputSlot, as: ResultType.self) {
+            case .success(let value):
+                do {
+                    return chain.startChild(try next(value), position: position, output: outputSlot)
+                } catch {
+                    return ChainSlot.put(Result<Next.ResultType, Error>.failure(error), in: outputSlot)
+                }
+            case .failure(let error):
+                return ChainSlot.put(Result<Next.ResultType, Error>.failure(error), in: outputSlot)
             }
-        case .failure(let error):
-            return put(.failure(error), in: outputSlot)
         }
+        return { inputSlot, outputSlot, chain, position in apply(inputSlot, outputSlot, chain, position) }
     }
 }

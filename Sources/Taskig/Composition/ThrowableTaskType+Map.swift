@@ -21,7 +21,11 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ transform: @escaping @Sendable (ResultType) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue) { MapStep(previous: $0, transform: transform) }
+        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
+            ChainSlot.put(
+                ChainSlot.take(inputSlot, as: ResultType.self).flatMap { value in Result { try transform(value) } },
+                in: outputSlot)
+        }
     }
 
     /// A task that runs this one and transforms its value, on the global queue (see
@@ -32,28 +36,10 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func map<U>(_ transform: @escaping @Sendable (ResultType) throws -> U) -> ThrowableTask<U> {
-        composed(on: nil) { MapStep(previous: $0, transform: transform) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/map(on:_:)``.
-@usableFromInline
-struct MapStep<Input, Value>: TypedChainStep {
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Input>
-    @usableFromInline
-    let transform: @Sendable (Input) throws -> Value
-
-    @inlinable
-    init(previous: TaskBody<Input>, transform: @escaping @Sendable (Input) throws -> Value) {
-        self.previous = previous
-        self.transform = transform
-    }
-
-    @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        put(takeInput(inputSlot).flatMap { value in Result { try transform(value) } }, in: outputSlot)
+        composed(on: nil, producing: U.self) { inputSlot, outputSlot, _, _ in
+            ChainSlot.put(
+                ChainSlot.take(inputSlot, as: ResultType.self).flatMap { value in Result { try transform(value) } },
+                in: outputSlot)
+        }
     }
 }

@@ -13,7 +13,9 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ transform: @escaping @Sendable (Error) -> Error
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue) { MapErrorStep(previous: $0, transform: transform) }
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            ChainSlot.put(ChainSlot.take(inputSlot, as: ResultType.self).mapError(transform), in: outputSlot)
+        }
     }
 
     /// The same as ``mapError(on:_:)`` on the global queue.
@@ -23,31 +25,8 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (Error) -> Error) -> ThrowableTask<ResultType> {
-        composed(on: nil) { MapErrorStep(previous: $0, transform: transform) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/mapError(on:_:)``.
-@usableFromInline
-struct MapErrorStep<Value>: TypedChainStep {
-    @usableFromInline
-    typealias Input = Value
-
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Value>
-    @usableFromInline
-    let transform: @Sendable (Error) -> Error
-
-    @inlinable
-    init(previous: TaskBody<Value>, transform: @escaping @Sendable (Error) -> Error) {
-        self.previous = previous
-        self.transform = transform
-    }
-
-    @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        put(takeInput(inputSlot).mapError(transform), in: outputSlot)
+        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            ChainSlot.put(ChainSlot.take(inputSlot, as: ResultType.self).mapError(transform), in: outputSlot)
+        }
     }
 }

@@ -13,7 +13,11 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ recovery: @escaping @Sendable (Error) throws -> ResultType
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue) { RecoverStep(previous: $0, recovery: recovery) }
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
+            return ChainSlot.put(Result { try recovery(error) }, in: outputSlot)
+        }
     }
 
     /// The same as `recover(on:_:)` on the global queue.
@@ -23,33 +27,10 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func recover(_ recovery: @escaping @Sendable (Error) throws -> ResultType) -> ThrowableTask<ResultType> {
-        composed(on: nil) { RecoverStep(previous: $0, recovery: recovery) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/recover(on:_:)-(_,(Error)->ResultType)``.
-@usableFromInline
-struct RecoverStep<Value>: TypedChainStep {
-    @usableFromInline
-    typealias Input = Value
-
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Value>
-    @usableFromInline
-    let recovery: @Sendable (Error) throws -> Value
-
-    @inlinable
-    init(previous: TaskBody<Value>, recovery: @escaping @Sendable (Error) throws -> Value) {
-        self.previous = previous
-        self.recovery = recovery
-    }
-
-    @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        let outcome = takeInput(inputSlot)
-        guard case .failure(let error) = outcome else { return put(outcome, in: outputSlot) }
-        return put(Result { try recovery(error) }, in: outputSlot)
+        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
+            return ChainSlot.put(Result { try recovery(error) }, in: outputSlot)
+        }
     }
 }

@@ -13,7 +13,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ recovery: @escaping @Sendable (Error) throws -> Fallback
     ) -> ThrowableTask<ResultType> where Fallback.ResultType == ResultType {
-        composed(on: queue) { RecoverWithTaskStep(previous: $0, recovery: recovery) }
+        composed(on: queue, producing: ResultType.self, recoverWithTaskStep(recovery))
     }
 
     /// The same as `recover(on:_:)` on the global queue.
@@ -25,39 +25,30 @@ extension ThrowableTaskType {
     public func recover<Fallback: ThrowableTaskType>(
         _ recovery: @escaping @Sendable (Error) throws -> Fallback
     ) -> ThrowableTask<ResultType> where Fallback.ResultType == ResultType {
-        composed(on: nil) { RecoverWithTaskStep(previous: $0, recovery: recovery) }
-    }
-}
-
-/// The step of ``ThrowableTaskType/recover(on:_:)-(_,(Error)->Fallback)``.
-@usableFromInline
-struct RecoverWithTaskStep<Fallback: ThrowableTaskType>: TypedChainStep {
-    @usableFromInline
-    typealias Value = Fallback.ResultType
-    @usableFromInline
-    typealias Input = Fallback.ResultType
-
-    @usableFromInline
-    unowned(unsafe) let previous: TaskBody<Value>
-    @usableFromInline
-    let recovery: @Sendable (Error) throws -> Fallback
-
-    @inlinable
-    init(previous: TaskBody<Value>, recovery: @escaping @Sendable (Error) throws -> Fallback) {
-        self.previous = previous
-        self.recovery = recovery
+        composed(on: nil, producing: ResultType.self, recoverWithTaskStep(recovery))
     }
 
+    /// The step of ``recover(on:_:)``'s form that recovers with a task: a failure makes the
+    /// fallback task, which runs as a child of the chain's run.
     @inlinable
-    func apply(
-        _ inputSlot: UnsafeMutableRawPointer, to outputSlot: UnsafeMutableRawPointer, in chain: ChainRun, position: Int
-    ) -> Bool {
-        let outcome = takeInput(inputSlot)
-        guard case .failure(let error) = outcome else { return put(outcome, in: outputSlot) }
-        do {
-            return chain.startChild(try recovery(error), position: position, output: outputSlot)
-        } catch {
-            return put(.failure(error), in: outputSlot)
+    func recoverWithTaskStep<Fallback: ThrowableTaskType>(
+        _ recovery: @escaping @Sendable (Error) throws -> Fallback
+    ) -> ChainStep.Apply where Fallback.ResultType == ResultType {
+        // `Fallback` need not be `Sendable`, nor its conformance nonisolated, but a task's
+        // contract lets Taskig run it from any thread, and that is all this step does with it.
+        nonisolated(unsafe) let apply = {
+            (
+                inputSlot: UnsafeMutableRawPointer, outputSlot: UnsafeMutableRawPointer, chain: ChainRun, position: Int
+            )
+                -> Bool in
+            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
+            guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
+            do {
+                return chain.startChild(try recovery(error), position: position, output: outputSlot)
+            } catch {
+                return ChainSlot.put(Result<ResultType, Error>.failure(error), in: outputSlot)
+            }
         }
+        return { inputSlot, outputSlot, chain, position in apply(inputSlot, outputSlot, chain, position) }
     }
 }

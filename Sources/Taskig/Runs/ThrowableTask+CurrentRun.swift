@@ -19,7 +19,7 @@ extension ThrowableTask where T == Void {
     /// }
     /// ```
     public static var isCurrentTaskCancelled: Bool {
-        CurrentRun.run?.isCancelled ?? false
+        CurrentRun.isCancelled
     }
 
     /// Throws ``CancellableTaskError/taskWasCancelled`` when the run whose work executes on

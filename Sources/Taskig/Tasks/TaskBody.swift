@@ -23,6 +23,9 @@ final class TaskBody<Value>: AnyTaskBody {
     let queueKind: QueueAffinity.Kind
     @usableFromInline
     let work: Work
+    /// For a composed body, its last step.
+    @usableFromInline
+    let step: ChainStep?
     /// For a composed body: the body it continues, retained once, as the bits of an
     /// `Unmanaged` reference; zero otherwise.
     @usableFromInline
@@ -38,16 +41,17 @@ final class TaskBody<Value>: AnyTaskBody {
         /// Work that starts runs of other things: an `async` body, a task of another type, a
         /// timeout, a retry.
         case source(any SourceWork<Value>)
-        /// The last step of a composed task.
-        case step(any ChainStep<Value>)
+        /// A composed task: the chain of steps ending in ``TaskBody/step``.
+        case composed
     }
 
     @inlinable
-    init(queue: DispatchQueue?, queueKind: QueueAffinity.Kind, work: Work) {
+    init(queue: DispatchQueue?, queueKind: QueueAffinity.Kind, work: Work, step: ChainStep? = nil) {
         self.queue = queue
         self.queueKind = queueKind
         self.work = work
-        if case .step(let step) = work {
+        self.step = step
+        if let step {
             retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(step.upstream as AnyObject).toOpaque())
         } else {
             retainedUpstream = 0
@@ -64,6 +68,17 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     convenience init(onDefaultQueue work: Work) {
         self.init(queue: nil, queueKind: .globalConcurrent, work: work)
+    }
+
+    /// A composed body whose last step is `step`, run on `queue` (`nil`: the default global
+    /// queue).
+    @inlinable
+    convenience init(composedOf step: ChainStep, on queue: DispatchQueue?) {
+        guard let queue else {
+            self.init(queue: nil, queueKind: .globalConcurrent, work: .composed, step: step)
+            return
+        }
+        self.init(queue: queue, queueKind: QueueAffinity.kind(of: queue), work: .composed, step: step)
     }
 
     deinit {
@@ -95,10 +110,20 @@ final class TaskBody<Value>: AnyTaskBody {
         CancellationWord.removeHandler(key, from: word)
     }
 
+    /// Starts this body's work, which is not a step, as the beginning of `chain`: a child run
+    /// of the chain's run, whose outcome goes to `output`.
     @usableFromInline
-    var asChainStep: (any AnyChainStep)? {
-        guard case .step(let step) = work else { return nil }
-        return step
+    func startAsChainSource(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
+        chain.startChild(ThrowableTask(body: self), position: 0, output: output)
+    }
+
+    /// Applies this body's step; see ``ChainStep/Apply``.
+    @usableFromInline
+    func applyStep(
+        _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
+        _ position: Int
+    ) -> Bool {
+        step!.apply(inputSlot, outputSlot, chain, position)
     }
 
     /// Whether this body's work only waits for a future, which never blocks.
@@ -113,16 +138,8 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     var onlyListens: Bool {
         var body: any AnyTaskBody = self
-        while let step = body.asChainStep { body = step.upstream }
+        while let step = body.step { body = step.upstream }
         return body.sourceOnlyListens
-    }
-
-    /// The outcome, computed on this thread, when the work is a value-returning closure;
-    /// `nil` for any other work. Called with the run current (see ``CurrentRun``).
-    @inlinable
-    func outcomeInPlace() -> Result<Value, Error>? {
-        guard case .returning(let produce) = work else { return nil }
-        return Result(catching: produce)
     }
 
     /// Starts the work on this thread, with the run current; the work reports through
@@ -133,7 +150,7 @@ final class TaskBody<Value>: AnyTaskBody {
         case .returning(let produce): completion(Result(catching: produce))
         case .reporting(let start): start(completion)
         case .source(let source): source.start(reportingTo: completion)
-        case .step: ChainRun.start(self, reportingTo: completion)
+        case .composed: ChainRun.start(self, reportingTo: completion)
         }
     }
 }
@@ -149,8 +166,13 @@ extension TaskBody: CustomReflectable {
 protocol AnyTaskBody: CancellationSource {
     var queue: DispatchQueue? { get }
     var queueKind: QueueAffinity.Kind { get }
-    var asChainStep: (any AnyChainStep)? { get }
+    var step: ChainStep? { get }
     var sourceOnlyListens: Bool { get }
+    func startAsChainSource(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
+    func applyStep(
+        _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
+        _ position: Int
+    ) -> Bool
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.

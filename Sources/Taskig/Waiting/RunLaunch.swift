@@ -70,20 +70,21 @@ enum RunLaunch {
         }
         let token: (any CancellationSource)? = sharesCancellation ? body : nil
         let releasesEarly = mayGiveUp || deadline || (releasesOnTaskCancellation && token != nil)
+        let isCancellable = releasesEarly || (parent?.isCancellable ?? false)
+        let release: RunPlacement.Release = deadline ? .atDeadline : isCancellable ? .onCancel : .never
+        let placement = Self.placement(of: task, body: body, release: release, start: start)
+        if placement == .inPlace, !releasesEarly, let body, case .returning(let produce) = body.work {
+            // A plain call, whose run gets a `Run` object only if its work asks for one.
+            var frame = RunFrame(parent: parent, task: token)
+            let outcome = CurrentRun.whileRunning(&frame) { _ in Result(catching: produce) }
+            let cancelled = frame.isCancelled
+            frame.closeIfMade()
+            return .finished(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
+        }
         let run: Run? =
             releasesEarly || token != nil || (parent?.isCancellable ?? false)
             ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin) : nil
         let context = run ?? parent
-        let release: RunPlacement.Release =
-            deadline ? .atDeadline : (run?.isCancellable ?? false) ? .onCancel : .never
-        let placement = Self.placement(of: task, body: body, release: release, start: start)
-        if placement == .inPlace, let body,
-            let outcome = CurrentRun.whileRunning(context, { body.outcomeInPlace() })
-        {
-            guard let run else { return .finished(outcome) }
-            run.close()
-            return .finished(run.isCancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
-        }
         let cell = CompletionCell<Result<Work.ResultType, Error>>()
         if let run, run.isCancellable {
             run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
@@ -162,7 +163,7 @@ enum RunOrigin {
     @inlinable
     static func of<Work: ThrowableTaskType>(_ task: Work) -> ObjectIdentifier? {
         if let body = (task as? ThrowableTask<Work.ResultType>)?.body {
-            guard case .step = body.work else { return nil }
+            guard case .composed = body.work else { return nil }
             return ObjectIdentifier(body)
         }
         return (task as? Future<Work.ResultType>)?.state.run.map { ObjectIdentifier($0) }
