@@ -11,10 +11,12 @@ import Synchronization
 ///
 /// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
 /// a lane is about to wait for a task's outcome (a callback, a network request), and, for
-/// blocking Taskig cannot see (a `sleep`, a synchronous read), once a lane has been inside
-/// one task for a whole tick of ``BatchTicker`` (a millisecond): each such lane gets one more
-/// beside it. So short tasks stay on a few threads, and blocking ones reach full concurrency
-/// within about a millisecond.
+/// blocking Taskig cannot see (a `sleep`, a synchronous read), when the batch looks at its
+/// lanes (see ``look()``) and finds one that has been inside the same task since the last
+/// look: each such lane gets one more beside it. The first look comes a millisecond in, and
+/// looks come twice as far apart each time they find no lane stuck, and a millisecond apart
+/// again once they do. So short tasks stay on a few threads, with few wake-ups of Taskig's
+/// timer queue, and tasks that block reach full concurrency within a few milliseconds.
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
 /// failure under fail-fast, a race that was won) cancels the runs still going, and
@@ -25,11 +27,11 @@ import Synchronization
 /// its own outcomes. A lane that runs out of tasks adds its count to `settledByEndedLanes`;
 /// the one that brings it to the number of tasks finishes the batch.
 @usableFromInline
-final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outcome == Work.Outcome {
+final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a
     /// collection wait is for, as `action(completion:)` may run on the task's queue.
     @usableFromInline
-    nonisolated(unsafe) let tasks: ContiguousArray<Work.Element>
+    nonisolated(unsafe) let tasks: [Work.Element]
     @usableFromInline
     let concurrency: Int
     @usableFromInline
@@ -50,6 +52,12 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
     /// Where lanes after the first run; set once by ``runAndWait(lanesOn:)``.
     @usableFromInline
     let placement = LockedState(LanePlacement.workers(mayQueue: true))
+    /// ``runLane(_:)``, as compiled where the batch was made, where the task and outcome types
+    /// are concrete. Lanes started from inside Taskig (by a look, which runs on Taskig's timer
+    /// queue) would otherwise run a copy compiled for any type, which looks up generic types
+    /// for every task.
+    @usableFromInline
+    let laneLoop: @Sendable (Batch, BatchLane) -> Void
 
     /// The lanes running or about to run.
     @usableFromInline
@@ -76,7 +84,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
     /// - Parameter cancellable: something other than an outcome may end the batch early (a
     ///   progress to watch); the batch then has a run even outside any other.
     @inlinable
-    init(_: Work.Type, tasks: ContiguousArray<Work.Element>, concurrency: Int, sink: Sink, cancellable: Bool = false) {
+    init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink, cancellable: Bool = false) {
         self.tasks = tasks
         self.concurrency = concurrency
         self.sink = sink
@@ -84,6 +92,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
         let endsEarly = sink.mayEndEarly || cancellable
         self.run =
             endsEarly || (parent?.isCancellable ?? false) ? Run(parent: parent, cancellable: endsEarly) : nil
+        self.laneLoop = { batch, lane in batch.runLane(lane) }
     }
 
     /// Runs the tasks and blocks until the batch is over. On the main thread the main queue
@@ -99,7 +108,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
         let firstLanes = min(concurrency, tasks.count, ActiveProcessors.count)
         switch lanePlacement {
         case .callerOnly:
-            runLane(admitLane()!)
+            laneLoop(self, admitLane()!)
         case .queue:
             // One lane each: a lane that finds nothing to take ends, and blocked lanes on a
             // queue the caller named are for that queue to schedule.
@@ -107,8 +116,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
         case .workers:
             let callerLane = callerRunsLane ? admitLane() : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
-            if concurrency > firstLanes && tasks.count > firstLanes { BatchTicker.shared.watch(self) }
-            if let callerLane { runLane(callerLane) }
+            if concurrency > firstLanes && tasks.count > firstLanes { lookAgain(after: Self.firstLook) }
+            if let callerLane { laneLoop(self, callerLane) }
         }
         _ = BlockingWait.value(of: finished)
         // Drops the batch's handlers and its link to the caller's run; lanes still running
@@ -127,7 +136,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
     @inlinable
     static func placement(
         lanesOn queue: DispatchQueue,
-        tasks: ContiguousArray<Work.Element>,
+        tasks: [Work.Element],
         run: Run?
     ) -> (LanePlacement, callerRunsLane: Bool) {
         let kind = QueueAffinity.kind(of: queue)
@@ -146,7 +155,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
     /// ``QueueAffinity``), so a caller that holds no tagged queue holds none of theirs and
     /// need not look at the tasks; tasks of other types are each asked for their queue.
     @inlinable
-    static func callerHoldsAQueueOf(_ tasks: ContiguousArray<Work.Element>) -> Bool {
+    static func callerHoldsAQueueOf(_ tasks: [Work.Element]) -> Bool {
         guard !MainThread.isCurrent else { return false }
         if Work.tasksTagTheirQueues && !QueueAffinity.isOnTaggedQueue { return false }
         return tasks.contains { task in
@@ -176,7 +185,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
         let placement = placement.withLock { $0 }
         for _ in 0..<count {
             guard let lane = admitLane() else { return }
-            let job: @Sendable () -> Void = { self.runLane(lane) }
+            let job: @Sendable () -> Void = { self.laneLoop(self, lane) }
             switch placement {
             case .workers(mayQueue: true):
                 WorkerPool.shared.submit(job)
@@ -243,16 +252,31 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: TickingBatch where Sink.Outc
         finished.complete(with: ())
     }
 
-    /// One look of ``BatchTicker``: starts a lane beside each lane that has been inside one
-    /// task since the last look. Returns whether the batch wants more looks.
+    /// How long after the start the batch first looks at its lanes.
     @usableFromInline
-    func tick() -> Bool {
+    static var firstLook: Double { 0.001 }
+
+    /// The longest time between two looks.
+    @usableFromInline
+    static var longestTimeBetweenLooks: Double { 0.064 }
+
+    /// Looks at the lanes in `seconds`, on Taskig's timer queue (see ``look(after:)``).
+    @usableFromInline
+    func lookAgain(after seconds: Double) {
+        Scheduling.after(seconds) { self.look(after: seconds) }
+    }
+
+    /// Starts a lane beside each lane that has been inside one task since the last look, and
+    /// looks again: a millisecond later when it found such a lane, twice as late as `last`
+    /// otherwise; no more once every task has been claimed or the batch is over.
+    @usableFromInline
+    func look(after last: Double) {
         guard !isOver.load(ordering: .relaxed), nextIndex.load(ordering: .relaxed) < tasks.count,
             finished.completedValue == nil
-        else { return false }
+        else { return }
         let stuck = roster.withLock { roster in roster.lanes.filter { $0.isStuckSinceLastLook() }.count }
         startLanes(stuck)
-        return true
+        lookAgain(after: stuck > 0 ? Self.firstLook : min(2 * last, Self.longestTimeBetweenLooks))
     }
 }
 

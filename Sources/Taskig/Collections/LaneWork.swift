@@ -36,13 +36,13 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
         // Lanes never run on the main thread, and a global queue has no thread affinity: the
         // lane runs a value-returning closure itself.
         if let body = (task as? ThrowableTask<Element.ResultType>)?.body, body.queueKind == .globalConcurrent,
-            case .returning(let produce) = body.work
+            body.isPlainCall
         {
             guard !body.isCancelled, !(parent?.isCancelled ?? false) else {
                 return .failure(CancellableTaskError.taskWasCancelled)
             }
             frame.pointee.task = body
-            let outcome = Result(catching: produce)
+            let outcome = body.callInPlace()
             let cancelled = frame.pointee.isCancelled
             frame.pointee.closeIfMade()
             return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome

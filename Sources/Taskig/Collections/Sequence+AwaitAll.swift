@@ -24,7 +24,7 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) throws -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         let slots = FailFastSlots<Element.ResultType>(count: tasks.count)
         Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots)
             .runAndWait(lanesOn: queue)
@@ -48,7 +48,7 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) -> [Result<Element.ResultType, Error>] {
         checkConcurrency(concurrency, of: "awaitAllResults")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         guard !tasks.isEmpty else { return [] }
         if CurrentRun.run?.isCancellable ?? false {
             let slots = SettledSlots<Element.ResultType>(count: tasks.count)
@@ -79,7 +79,7 @@ extension Sequence where Element: TaskType {
         concurrency: Int = DefaultConcurrency
     ) -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         guard !tasks.isEmpty else { return [] }
         return [Element.ResultType](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
             Batch(

@@ -17,7 +17,7 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) throws -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitAny")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         guard !tasks.isEmpty else { throw TaskigError.emptySequence }
         let success = FirstSuccess<Element.ResultType>(count: tasks.count)
         Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: success)

@@ -16,7 +16,7 @@ extension Sequence where Element: ThrowableTaskType {
         concurrency: Int = DefaultConcurrency
     ) -> Result<Element.ResultType, Error> {
         checkConcurrency(concurrency, of: "awaitFirstResult")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         guard !tasks.isEmpty else { return .failure(TaskigError.emptySequence) }
         let first = FirstOutcome<Result<Element.ResultType, Error>>(
             cancelled: { .failure(CancellableTaskError.taskWasCancelled) })
@@ -61,7 +61,7 @@ extension Sequence where Element: TaskType {
         concurrency: Int = DefaultConcurrency
     ) -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitFirst")
-        let tasks = ContiguousArray(self)
+        let tasks = Array(self)
         requireCorrectUse(
             !tasks.isEmpty,
             "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"

@@ -72,22 +72,24 @@ final class ChainRun: Sendable {
     let finish: @Sendable (ChainRun) -> Void
 
     @inlinable
-    init(tail: any AnyTaskBody, last: ChainStep, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
+    init<Value>(tail: TaskBody<Value>, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
         self.run = run
         self.tail = tail
         self.finish = finish
-        let links = UnsafeMutableBufferPointer<Link>.allocate(capacity: last.chainLength + 1)
-        var body = tail
-        var position = last.chainLength
-        while position > 0, let step = body.step {
+        let links = UnsafeMutableBufferPointer<Link>.allocate(capacity: tail.chainLength + 1)
+        // Unowned: `tail` holds the chain, and counting references on every link of a long
+        // chain would cost more than the walk itself.
+        unowned(unsafe) var body: any AnyTaskBody = tail
+        var position = tail.chainLength
+        while position > 0, let upstream = body.upstream {
             links.initializeElement(at: position, to: Link(body))
-            body = step.upstream
+            body = upstream
             position -= 1
         }
         links.initializeElement(at: 0, to: Link(body))
         self.links = links
-        slotStride = last.largestOutcome.stride
-        slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * slotStride, alignment: last.largestOutcome.alignment)
+        slotStride = tail.largestOutcome.stride
+        slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * slotStride, alignment: tail.largestOutcome.alignment)
     }
 
     deinit {
@@ -102,7 +104,7 @@ final class ChainRun: Sendable {
         _ tail: TaskBody<Value>,
         reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void
     ) {
-        let chain = ChainRun(tail: tail, last: tail.step!, run: CurrentRun.run) { chain in
+        let chain = ChainRun(tail: tail, run: CurrentRun.run) { chain in
             completion(ChainSlot.take(chain.slot(after: chain.links.count - 1), as: Value.self))
         }
         chain.drive(from: 0)
@@ -120,13 +122,16 @@ final class ChainRun: Sendable {
         CurrentRun.whileRunning(run) {
             var position = position
             var onQueue = onStepQueue
+            let onMainThread = MainThread.isCurrent
             while position < links.count {
-                let body = links[position].body
+                unowned(unsafe) let body = links[position].body
                 phase.store(Phase.starting, ordering: .relaxed)
                 if position == 0 {
                     guard body.startAsChainSource(in: self, output: slot(after: 0)) || goOnAfterStart() else { return }
                 } else {
-                    if !onQueue, case let hop = Self.placement(of: body), hop != .inPlace {
+                    if !onQueue, body.queueKind != .globalConcurrent || onMainThread,
+                        case let hop = Self.placement(of: body), hop != .inPlace
+                    {
                         phase.store(Phase.running, ordering: .relaxed)
                         let resumeAt = position
                         hop.send { self.drive(from: resumeAt, onStepQueue: true) }

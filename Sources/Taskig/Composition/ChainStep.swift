@@ -1,14 +1,13 @@
 /// One step of a composed task (`map`, `flatMap`, `recover`, …): what it does with the
 /// outcome of the body it continues.
 ///
-/// A step is kept in its composed ``TaskBody``. It refers to the body it continues without
-/// retaining it (the composed body does, see ``TaskBody``), and moves outcomes through memory
-/// that ``ChainRun`` provides. Its work is a closure made by the operator, which knows the
-/// types on both sides of the step: the operator is inlined into the code that calls it,
-/// where those types are concrete, so a chain runs without looking up a generic type or
-/// casting at any link. The sizes the chain's run needs are worked out as the chain is built.
+/// A step is kept in its composed ``TaskBody``, which refers to the body it continues. Its
+/// work is a closure made by the operator, which knows the types on both sides of the step:
+/// the operator is inlined into the code that calls it, where those types are concrete, so a
+/// chain runs without looking up a generic type or casting at any link. Outcomes move through
+/// memory that ``ChainRun`` provides, sized as the chain is built.
 @usableFromInline
-struct ChainStep: Sendable {
+enum ChainStep {
     /// Takes the outcome in the first slot (leaving that memory uninitialized) and puts the
     /// step's outcome in the second. Returns `false` when the step started a task whose
     /// outcome arrives there later (see ``ChainRun/resume(at:)``).
@@ -19,32 +18,10 @@ struct ChainStep: Sendable {
             _ position: Int
         ) -> Bool
 
-    /// The body this step continues.
+    /// The step of a body that is not composed, never applied.
     @usableFromInline
-    unowned(unsafe) let upstream: any AnyTaskBody
-    @usableFromInline
-    let apply: Apply
-    /// How many steps the chain has up to and including this one.
-    @usableFromInline
-    let chainLength: Int
-    /// The size and alignment of the largest outcome in the chain up to this step, the
-    /// outcome of the task it begins with included.
-    @usableFromInline
-    let largestOutcome: OutcomeLayout
-
-    /// A step that continues `upstream` and produces outcomes of `Value`.
-    @inlinable
-    init<Input, Value>(
-        continuing upstream: TaskBody<Input>,
-        producing _: Value.Type,
-        apply: @escaping Apply
-    ) {
-        self.upstream = upstream
-        self.apply = apply
-        let upstreamStep = upstream.step
-        chainLength = (upstreamStep?.chainLength ?? 0) + 1
-        let own = OutcomeLayout(of: Value.self)
-        largestOutcome = (upstreamStep?.largestOutcome ?? OutcomeLayout(of: Input.self)).union(own)
+    static let none: Apply = { _, _, _, _ in
+        preconditionFailure("BUG IN TASKIG: a step was applied on a task that is not composed")
     }
 }
 

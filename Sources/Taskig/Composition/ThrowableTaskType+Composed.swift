@@ -9,12 +9,7 @@ extension ThrowableTaskType {
         producing _: U.Type,
         _ apply: @escaping ChainStep.Apply
     ) -> ThrowableTask<U> {
-        let previous = composableBody
-        // The step refers to `previous` unowned until the new body retains it.
-        return withExtendedLifetime(previous) {
-            let step = ChainStep(continuing: previous, producing: U.self, apply: apply)
-            return ThrowableTask(body: TaskBody(composedOf: step, on: queue))
-        }
+        ThrowableTask(body: TaskBody<U>(continuing: composableBody, with: apply, on: queue))
     }
 
     /// This task as a body that a composed task can continue: a ``ThrowableTask``'s own body,

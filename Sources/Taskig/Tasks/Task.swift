@@ -41,9 +41,22 @@ public struct Task<T>: TaskType, Sendable {
     /// ```swift
     /// let answer = Task { 6 * 7 }
     /// ```
+    @_disfavoredOverload
     @inlinable
     public init(action: @escaping @Sendable () -> T) {
         self.init(onDefaultQueue: .returning(action))
+    }
+
+    /// A task whose work returns its value, run on the global concurrent queue: the form a
+    /// client in Swift 5 language mode calls with a closure that is not `@Sendable`.
+    ///
+    /// The closure is kept as it came. Passed to the `@Sendable` form, a closure taken from an
+    /// array of closures would be wrapped twice, in two allocations, to convert it there and
+    /// back; in Swift 6 mode, where a closure must be `@Sendable`, this form does not exist.
+    @available(swift, obsoleted: 6.0)
+    @inlinable
+    public init(action: @escaping () -> T) {
+        self.init(onDefaultQueue: .returning(unsafeBitCast(action, to: (@Sendable () -> T).self)))
     }
 
     /// A task whose work returns its value, run on `executionQueue`.

@@ -23,19 +23,35 @@ final class TaskBody<Value>: AnyTaskBody {
     let queueKind: QueueAffinity.Kind
     @usableFromInline
     let work: Work
-    /// For a composed body, its last step.
+    /// The closure of work that is a plain call (see ``Work/plainCall``); one that is never
+    /// called otherwise. Kept apart from `work`, and not optional, so that calling it copies
+    /// nothing: matching an enum case, or unwrapping an optional closure, copies the closure.
     @usableFromInline
-    let step: ChainStep?
+    let plainCall: @Sendable () throws -> Value
+    /// For a composed body, its last step (see ``ChainStep``); ``ChainStep/none`` otherwise.
+    /// Not optional: an optional closure is kept in the form generic code calls, and unwrapping
+    /// it to call it makes a converting closure every time.
+    @usableFromInline
+    let step: ChainStep.Apply
+    /// For a composed body, the body it continues: unowned, since `retainedUpstream` holds it.
+    @usableFromInline
+    unowned(unsafe) let upstream: (any AnyTaskBody)?
     /// For a composed body: the body it continues, retained once, as the bits of an
     /// `Unmanaged` reference; zero otherwise.
     @usableFromInline
     let retainedUpstream: UInt
+    /// How many steps lead to this body: zero for a task made from its work.
+    @usableFromInline
+    let chainLength: Int
+    /// The size and alignment of the largest outcome of this body and those it continues.
+    @usableFromInline
+    let largestOutcome: OutcomeLayout
 
     /// The work in the form it was given.
     @usableFromInline
     enum Work: Sendable {
-        /// A closure that returns the value or throws.
-        case returning(@Sendable () throws -> Value)
+        /// A closure that returns the value or throws: ``TaskBody/plainCall``.
+        case plainCall
         /// A closure that reports the outcome through a callback.
         case reporting(@Sendable (@escaping @Sendable (Result<Value, Error>) -> Void) -> Void)
         /// Work that starts runs of other things: an `async` body, a task of another type, a
@@ -46,16 +62,49 @@ final class TaskBody<Value>: AnyTaskBody {
     }
 
     @inlinable
-    init(queue: DispatchQueue?, queueKind: QueueAffinity.Kind, work: Work, step: ChainStep? = nil) {
+    convenience init(queue: DispatchQueue?, queueKind: QueueAffinity.Kind, work: Work) {
+        self.init(queue: queue, queueKind: queueKind, work: work) {
+            preconditionFailure("BUG IN TASKIG: called the work of a task that is not a plain call")
+        }
+    }
+
+    /// A body whose work is `plainCall`.
+    @inlinable
+    convenience init(
+        queue: DispatchQueue?, queueKind: QueueAffinity.Kind, plainCall: @escaping @Sendable () throws -> Value
+    ) {
+        self.init(queue: queue, queueKind: queueKind, work: .plainCall, plainCall: plainCall)
+    }
+
+    @inlinable
+    init(
+        queue: DispatchQueue?, queueKind: QueueAffinity.Kind, work: Work,
+        plainCall: @escaping @Sendable () throws -> Value
+    ) {
         self.queue = queue
         self.queueKind = queueKind
         self.work = work
+        self.plainCall = plainCall
+        step = ChainStep.none
+        upstream = nil
+        retainedUpstream = 0
+        chainLength = 0
+        largestOutcome = OutcomeLayout(of: Value.self)
+    }
+
+    /// A composed body: `step` applied to the outcome of `upstream`, on `queue` (`nil`: the
+    /// default global queue).
+    @inlinable
+    init<Input>(continuing upstream: TaskBody<Input>, with step: @escaping ChainStep.Apply, on queue: DispatchQueue?) {
+        self.queue = queue
+        queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .globalConcurrent
+        work = .composed
+        plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
         self.step = step
-        if let step {
-            retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(step.upstream as AnyObject).toOpaque())
-        } else {
-            retainedUpstream = 0
-        }
+        self.upstream = upstream
+        retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
+        chainLength = upstream.chainLength + 1
+        largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
     }
 
     /// A body whose work runs on `queue`, whose kind is worked out here.
@@ -70,15 +119,16 @@ final class TaskBody<Value>: AnyTaskBody {
         self.init(queue: nil, queueKind: .globalConcurrent, work: work)
     }
 
-    /// A composed body whose last step is `step`, run on `queue` (`nil`: the default global
-    /// queue).
+    /// A body whose work is a plain call of `plainCall`, on `queue`.
     @inlinable
-    convenience init(composedOf step: ChainStep, on queue: DispatchQueue?) {
-        guard let queue else {
-            self.init(queue: nil, queueKind: .globalConcurrent, work: .composed, step: step)
-            return
-        }
-        self.init(queue: queue, queueKind: QueueAffinity.kind(of: queue), work: .composed, step: step)
+    convenience init(queue: DispatchQueue, plainCall: @escaping @Sendable () throws -> Value) {
+        self.init(queue: queue, queueKind: QueueAffinity.kind(of: queue), plainCall: plainCall)
+    }
+
+    /// A body whose work is a plain call of `plainCall`, on the default global queue.
+    @inlinable
+    convenience init(onDefaultQueue plainCall: @escaping @Sendable () throws -> Value) {
+        self.init(queue: nil, queueKind: .globalConcurrent, plainCall: plainCall)
     }
 
     deinit {
@@ -110,6 +160,19 @@ final class TaskBody<Value>: AnyTaskBody {
         CancellationWord.removeHandler(key, from: word)
     }
 
+    /// Whether the work is a value-returning closure: a run in place is then a plain call.
+    @inlinable
+    var isPlainCall: Bool {
+        if case .plainCall = work { return true }
+        return false
+    }
+
+    /// Calls the work's closure on this thread; only when ``isPlainCall``.
+    @inlinable
+    func callInPlace() -> Result<Value, Error> {
+        Result(catching: plainCall)
+    }
+
     /// Starts this body's work, which is not a step, as the beginning of `chain`: a child run
     /// of the chain's run, whose outcome goes to `output`.
     @usableFromInline
@@ -123,7 +186,7 @@ final class TaskBody<Value>: AnyTaskBody {
         _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
         _ position: Int
     ) -> Bool {
-        step!.apply(inputSlot, outputSlot, chain, position)
+        step(inputSlot, outputSlot, chain, position)
     }
 
     /// Whether this body's work only waits for a future, which never blocks.
@@ -137,8 +200,8 @@ final class TaskBody<Value>: AnyTaskBody {
     /// when it starts: its first work is waiting for a future.
     @inlinable
     var onlyListens: Bool {
-        var body: any AnyTaskBody = self
-        while let step = body.step { body = step.upstream }
+        unowned(unsafe) var body: any AnyTaskBody = self
+        while let upstream = body.upstream { body = upstream }
         return body.sourceOnlyListens
     }
 
@@ -147,7 +210,7 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
         switch work {
-        case .returning(let produce): completion(Result(catching: produce))
+        case .plainCall: completion(Result(catching: plainCall))
         case .reporting(let start): start(completion)
         case .source(let source): source.start(reportingTo: completion)
         case .composed: ChainRun.start(self, reportingTo: completion)
@@ -166,7 +229,7 @@ extension TaskBody: CustomReflectable {
 protocol AnyTaskBody: CancellationSource {
     var queue: DispatchQueue? { get }
     var queueKind: QueueAffinity.Kind { get }
-    var step: ChainStep? { get }
+    var upstream: (any AnyTaskBody)? { get }
     var sourceOnlyListens: Bool { get }
     func startAsChainSource(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
     func applyStep(

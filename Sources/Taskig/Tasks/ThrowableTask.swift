@@ -35,9 +35,42 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     ///     return n
     /// }
     /// ```
+    @_disfavoredOverload
     @inlinable
     public init(action: @escaping @Sendable () throws -> T) {
-        body = TaskBody(onDefaultQueue: .returning(action))
+        body = TaskBody(onDefaultQueue: action)
+    }
+
+    /// A task whose work returns a value and cannot fail, run on the global concurrent queue.
+    ///
+    /// ```swift
+    /// let lengths = lines.map { line in ThrowableTask { line.count } }
+    /// ```
+    @_disfavoredOverload
+    @inlinable
+    public init(action: @escaping @Sendable () -> T) {
+        body = TaskBody(onDefaultQueue: action)
+    }
+
+    /// A task whose work returns a value or throws, run on the global concurrent queue: the
+    /// form a client in Swift 5 language mode calls with a closure that is not `@Sendable`.
+    ///
+    /// The closure is kept as it came. Passed to the `@Sendable` form, a closure taken from an
+    /// array of closures would be wrapped twice, in two allocations, to convert it there and
+    /// back; in Swift 6 mode, where a closure must be `@Sendable`, this form does not exist.
+    @available(swift, obsoleted: 6.0)
+    @inlinable
+    public init(action: @escaping () throws -> T) {
+        body = TaskBody(onDefaultQueue: unsafeBitCast(action, to: (@Sendable () throws -> T).self))
+    }
+
+    /// A task whose work returns a value and cannot fail, run on the global concurrent queue:
+    /// the form a client in Swift 5 language mode calls with a closure that is not
+    /// `@Sendable` (see ``init(action:)-(()throws->T)``).
+    @available(swift, obsoleted: 6.0)
+    @inlinable
+    public init(action: @escaping () -> T) {
+        body = TaskBody(onDefaultQueue: unsafeBitCast(action, to: (@Sendable () -> T).self))
     }
 
     /// A task whose work returns a value or throws, run on `executionQueue`.
@@ -47,7 +80,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// ```
     @inlinable
     public init(executionQueue: DispatchQueue, action: @escaping @Sendable () throws -> T) {
-        body = TaskBody(queue: executionQueue, work: .returning(action))
+        body = TaskBody(queue: executionQueue, plainCall: action)
     }
 
     /// A task whose work reports its outcome through a callback, for wrapping asynchronous APIs,
@@ -84,6 +117,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// ```swift
     /// let greeting = ThrowableTask<String> { () async throws -> String in "hello" }
     /// ```
+    @_disfavoredOverload
     public init(action: @escaping @Sendable () async throws -> T) {
         body = TaskBody(onDefaultQueue: .source(AsyncWork(action: action)))
     }

@@ -73,10 +73,10 @@ enum RunLaunch {
         let isCancellable = releasesEarly || (parent?.isCancellable ?? false)
         let release: RunPlacement.Release = deadline ? .atDeadline : isCancellable ? .onCancel : .never
         let placement = Self.placement(of: task, body: body, release: release, start: start)
-        if placement == .inPlace, !releasesEarly, let body, case .returning(let produce) = body.work {
+        if placement == .inPlace, !releasesEarly, let body, body.isPlainCall {
             // A plain call, whose run gets a `Run` object only if its work asks for one.
             var frame = RunFrame(parent: parent, task: token)
-            let outcome = CurrentRun.whileRunning(&frame) { _ in Result(catching: produce) }
+            let outcome = CurrentRun.whileRunning(&frame) { _ in body.callInPlace() }
             let cancelled = frame.isCancelled
             frame.closeIfMade()
             return .finished(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)

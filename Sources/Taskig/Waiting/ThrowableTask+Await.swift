@@ -20,10 +20,10 @@ extension ThrowableTask {
     public consuming func awaitResult() -> Result<T, Error> {
         let isLastCopy = isKnownUniquelyReferenced(&body)
         if isLastCopy, CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
-            case .returning(let produce) = body.work
+            body.isPlainCall
         {
             guard !body.isCancelled else { return .failure(CancellableTaskError.taskWasCancelled) }
-            return Result(catching: produce)
+            return body.callInPlace()
         }
         return RunWait.outcome(of: self, sharesCancellation: !isLastCopy)
     }
