@@ -39,7 +39,7 @@ import Testing
         var machine = CompletionStateMachine(work: {})
         var order: [Int] = []
         for i in 0..<3 {
-            guard case .stored = machine.addCallback({ order.append(i) }) else {
+            guard case .stored = machine.addCallback(CompletionCallback { _ in order.append(i) }) else {
                 Issue.record("a pending run must store callbacks")
                 return
             }
@@ -48,9 +48,9 @@ import Testing
             Issue.record("completion must deliver")
             return
         }
-        callbacks.forEach { $0() }
+        callbacks.forEach { $0.call(UnsafeRawPointer(bitPattern: 1)!) }
         #expect(order == [0, 1, 2])
-        guard case .deliverNow = machine.addCallback({}) else {
+        guard case .deliverNow = machine.addCallback(CompletionCallback { _ in }) else {
             Issue.record("a completed run must deliver at once")
             return
         }

@@ -67,16 +67,38 @@ final class ChainRun: Sendable {
     let slotStride: Int
     @usableFromInline
     let phase = Atomic(Phase.running)
-    /// Takes the final outcome out of its slot and hands it on.
+    /// Set by whichever comes first when the chain listens to a future (see
+    /// ``listen(to:output:)``): the future's outcome, or the cancellation of the chain's run.
     @usableFromInline
-    let finish: @Sendable (ChainRun) -> Void
+    let sourceClaimed = Atomic(false)
+    /// Takes the final outcome out of the slot it is given and hands it on. It gets the chain
+    /// too, so that it can reach the run without capturing it: a closure that captures one
+    /// reference needs no allocation.
+    @usableFromInline
+    let finish: Finish
+
+    @usableFromInline
+    typealias Finish = @Sendable (_ chain: ChainRun, _ outcome: UnsafeMutableRawPointer) -> Void
 
     @inlinable
-    init<Value>(tail: TaskBody<Value>, run: Run?, finish: @escaping @Sendable (ChainRun) -> Void) {
+    init<Value>(
+        tail: TaskBody<Value>, run: Run?, finish: @escaping Finish
+    ) {
         self.run = run
         self.tail = tail
         self.finish = finish
-        let links = UnsafeMutableBufferPointer<Link>.allocate(capacity: tail.chainLength + 1)
+        // One allocation for the links and, after them, the slots.
+        let linkCount = tail.chainLength + 1
+        let layout = tail.largestOutcome
+        slotStride = layout.stride
+        let slotOffset =
+            (linkCount * MemoryLayout<Link>.stride + layout.alignment - 1) / layout.alignment
+            * layout.alignment
+        let memory = UnsafeMutableRawPointer.allocate(
+            byteCount: slotOffset + 2 * slotStride, alignment: max(layout.alignment, MemoryLayout<Link>.alignment))
+        slots = memory + slotOffset
+        let links = UnsafeMutableBufferPointer(
+            start: memory.bindMemory(to: Link.self, capacity: linkCount), count: linkCount)
         // Unowned: `tail` holds the chain, and counting references on every link of a long
         // chain would cost more than the walk itself.
         unowned(unsafe) var body: any AnyTaskBody = tail
@@ -88,13 +110,10 @@ final class ChainRun: Sendable {
         }
         links.initializeElement(at: 0, to: Link(body))
         self.links = links
-        slotStride = tail.largestOutcome.stride
-        slots = UnsafeMutableRawPointer.allocate(byteCount: 2 * slotStride, alignment: tail.largestOutcome.alignment)
     }
 
     deinit {
-        links.deallocate()
-        slots.deallocate()
+        UnsafeMutableRawPointer(links.baseAddress!).deallocate()
     }
 
     /// Runs the chain ending in `tail`, with the current run (see ``CurrentRun``) as the
@@ -104,10 +123,15 @@ final class ChainRun: Sendable {
         _ tail: TaskBody<Value>,
         reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void
     ) {
-        let chain = ChainRun(tail: tail, run: CurrentRun.run) { chain in
-            completion(ChainSlot.take(chain.slot(after: chain.links.count - 1), as: Value.self))
-        }
-        chain.drive(from: 0)
+        start(tail) { _, outcome in completion(ChainSlot.take(outcome, as: Value.self)) }
+    }
+
+    /// Runs the chain ending in `tail`, with the current run as the composed task's run;
+    /// `finish` gets the slot of the last step's outcome, a `Result<Value, Error>` to take
+    /// (``ChainSlot/take(_:as:)``).
+    @inlinable
+    static func start<Value>(_ tail: TaskBody<Value>, finishing finish: @escaping Finish) {
+        ChainRun(tail: tail, run: CurrentRun.run, finish: finish).drive(from: 0)
     }
 
     /// The slot holding the outcome after `position`.
@@ -127,7 +151,9 @@ final class ChainRun: Sendable {
                 unowned(unsafe) let body = links[position].body
                 phase.store(Phase.starting, ordering: .relaxed)
                 if position == 0 {
-                    guard body.startAsChainSource(in: self, output: slot(after: 0)) || goOnAfterStart() else { return }
+                    guard links[1].body.startUpstream(in: self, output: slot(after: 0)) || goOnAfterStart() else {
+                        return
+                    }
                 } else {
                     if !onQueue, body.queueKind != .globalConcurrent || onMainThread,
                         case let hop = Self.placement(of: body), hop != .inPlace
@@ -145,7 +171,7 @@ final class ChainRun: Sendable {
                 }
                 position += 1
             }
-            finish(self)
+            finish(self, slot(after: links.count - 1))
         }
     }
 
@@ -201,5 +227,42 @@ final class ChainRun: Sendable {
             }
             return false
         }
+    }
+
+    /// Makes the outcome of `future` the chain's first outcome, in `output`: at once when it is
+    /// known, otherwise when it arrives, or when the chain's run is cancelled first. Listening
+    /// needs no run of its own: it never blocks, and giving it up drops nothing but the wait.
+    /// Returns `true` when the outcome is already there, `false` when ``resume(at:)`` will be
+    /// called.
+    @inlinable
+    func listen<Value>(to future: FutureState<Value>, output: UnsafeMutableRawPointer) -> Bool {
+        if let run {
+            if let futureRun = future.run, run.isRunning(ObjectIdentifier(futureRun)) {
+                output.initializeMemory(as: Result<Value, Error>.self, to: .failure(TaskigError.awaitedFromItsOwnWork))
+                return true
+            }
+            if run.isCancelled {
+                output.initializeMemory(
+                    as: Result<Value, Error>.self, to: .failure(CancellableTaskError.taskWasCancelled))
+                return true
+            }
+        }
+        // The slot is written by whichever callback claims the source, before the loop resumes.
+        // Each callback captures the chain alone, which costs less to keep than a pointer too.
+        if let run {
+            run.onCancel {
+                guard !self.sourceClaimed.exchange(true, ordering: .relaxed) else { return }
+                self.slot(after: 0).initializeMemory(
+                    as: Result<Value, Error>.self, to: .failure(CancellableTaskError.taskWasCancelled))
+                self.resume(at: 0)
+            }
+        }
+        future.cell.whenComplete(reading: { outcome in
+            if self.run != nil, self.sourceClaimed.exchange(true, ordering: .relaxed) { return }
+            self.slot(after: 0).initializeMemory(
+                as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
+            self.resume(at: 0)
+        })
+        return false
     }
 }

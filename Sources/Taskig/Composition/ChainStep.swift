@@ -19,6 +19,20 @@ enum ChainStep {
         ) -> Bool
 
     /// The step of a body that is not composed, never applied.
+    /// Starts a chain's first body, the one its first step continues, and puts its outcome
+    /// in `output`. Returns `true` when the outcome is already there, `false` when the chain
+    /// will be resumed once it is (see ``ChainRun/resume(at:)``). Made where the first step is
+    /// added, so that it runs in code specialized for the first body's type.
+    @usableFromInline
+    typealias StartSource =
+        @Sendable (_ source: AnyObject, _ chain: ChainRun, _ output: UnsafeMutableRawPointer) -> Bool
+
+    /// The ``StartSource`` of a body that does not begin a chain.
+    @usableFromInline
+    static let noSource: StartSource = { _, _, _ in
+        preconditionFailure("BUG IN TASKIG: started the source of a body that does not begin a chain")
+    }
+
     @usableFromInline
     static let none: Apply = { _, _, _, _ in
         preconditionFailure("BUG IN TASKIG: a step was applied on a task that is not composed")

@@ -18,7 +18,7 @@ extension ThrowableTaskType {
     var composableBody: TaskBody<ResultType> {
         if let task = self as? ThrowableTask<ResultType> { return task.body }
         if let future = self as? Future<ResultType> {
-            return TaskBody(onDefaultQueue: .source(FutureListening(state: future.state)))
+            return TaskBody(onDefaultQueue: .listening(future.state))
         }
         return TaskBody(queue: executionQueue, work: .source(AdaptedWork(task: self)))
     }
@@ -43,25 +43,5 @@ struct AdaptedWork<Work: ThrowableTaskType>: SourceWork {
             return
         }
         task.action(completion: completion)
-    }
-}
-
-/// The work of a body that continues a future: waiting for its outcome, which never blocks.
-@usableFromInline
-struct FutureListening<Value>: SourceWork {
-    @usableFromInline
-    let state: FutureState<Value>
-
-    @inlinable
-    init(state: FutureState<Value>) {
-        self.state = state
-    }
-
-    @inlinable
-    var onlyListens: Bool { true }
-
-    @inlinable
-    func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
-        state.cell.whenComplete(completion)
     }
 }

@@ -23,7 +23,7 @@ extension ThrowableTaskType {
                 // The continuation only signals; the outcome stays in the cell, which hands it out.
                 await withTaskCancellationHandler {
                     await withCheckedContinuation { continuation in
-                        cell.whenComplete { _ in continuation.resume() }
+                        cell.whenComplete(reading: { _ in continuation.resume() })
                     }
                 } onCancel: {
                     run?.cancel()
@@ -51,7 +51,7 @@ extension TaskType {
                 return value
             case .pending(let cell):
                 await withCheckedContinuation { continuation in
-                    cell.whenComplete { _ in continuation.resume() }
+                    cell.whenComplete(reading: { _ in continuation.resume() })
                 }
                 return cell.completedValue!
             }

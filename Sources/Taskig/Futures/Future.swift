@@ -28,6 +28,36 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
         self.state = state
     }
 
+    /// The future of a run of `body`, whose work begins by listening to another future: the
+    /// run starts here, on this thread, since starting it only registers a callback. A
+    /// continuation of a future that is already complete runs before this returns. See
+    /// ``ThrowableTaskType/startRun(sharesCancellation:)``.
+    @inlinable
+    init(listeningRunOf body: TaskBody<T>, sharesCancellation: Bool) {
+        let run = Run(parent: nil, task: sharesCancellation ? body : nil, cancellable: true)
+        let cell = CompletionCell<Result<T, Error>>()
+        state = FutureState(cell: cell, run: run)
+        run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
+        guard !body.isCancelled else {
+            cell.complete(with: .failure(CancellableTaskError.taskWasCancelled))
+            run.close()
+            return
+        }
+        CurrentRun.whileRunning(run) {
+            if case .composed = body.work {
+                ChainRun.start(body) { chain, outcome in
+                    cell.complete(with: ChainSlot.take(outcome, as: T.self))
+                    chain.run?.close()
+                }
+            } else {
+                body.start { outcome in
+                    cell.complete(with: outcome)
+                    run.close()
+                }
+            }
+        }
+    }
+
     /// A future has no work of its own to run; waiting for it only listens.
     public var executionQueue: DispatchQueue { QueueAffinity.defaultGlobalQueue }
 

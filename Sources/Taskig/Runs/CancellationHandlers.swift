@@ -7,8 +7,12 @@
 ///
 /// It also keeps, for a ``Run``, the keys of the handlers the run registered on its parent
 /// and on its task (see ``Run/linkUpward()``), so that closing the run removes them.
+///
+/// The table is one allocation, the buffer of a ``LockedState``, which the word points at;
+/// this struct is a view of it. Most words get one or two handlers, so those are kept inline
+/// and only the rest go in an array.
 @usableFromInline
-final class CancellationHandlers: Sendable {
+struct CancellationHandlers: Sendable {
     @usableFromInline
     typealias Key = UInt64
 
@@ -35,6 +39,23 @@ final class CancellationHandlers: Sendable {
         case linked(Links)
     }
 
+    /// A handler and the key that removes it. A struct rather than a tuple: a closure kept in
+    /// a tuple in an array is converted, at the cost of an allocation, into the form generic
+    /// code calls.
+    @usableFromInline
+    struct Entry {
+        @usableFromInline
+        let key: Key
+        @usableFromInline
+        let handler: @Sendable () -> Void
+
+        @inlinable
+        init(key: Key, handler: @escaping @Sendable () -> Void) {
+            self.key = key
+            self.handler = handler
+        }
+    }
+
     @usableFromInline
     struct State {
         @usableFromInline
@@ -44,19 +65,96 @@ final class CancellationHandlers: Sendable {
         @usableFromInline
         var nextKey: Key = 0
         @usableFromInline
-        var handlers: [(key: Key, handler: @Sendable () -> Void)] = []
+        var first: Entry?
+        @usableFromInline
+        var second: Entry?
+        @usableFromInline
+        var others: [Entry] = []
         @usableFromInline
         var linkPhase = LinkPhase.unlinked
 
         @inlinable
         init() {}
+
+        /// Takes every handler out, in registration order.
+        @inlinable
+        mutating func takeAll() -> Taken {
+            defer {
+                first = nil
+                second = nil
+                others = []
+            }
+            return Taken(first: first, second: second, others: others)
+        }
+
+        /// Adds a handler after the others.
+        @inlinable
+        mutating func append(_ entry: Entry) {
+            if first == nil {
+                first = entry
+            } else if second == nil {
+                second = entry
+            } else {
+                others.append(entry)
+            }
+        }
+
+        /// Takes out the handler registered under `key`, if it is here.
+        @inlinable
+        mutating func remove(_ key: Key) -> Entry? {
+            if let entry = first, entry.key == key {
+                first = second
+                second = others.isEmpty ? nil : others.removeFirst()
+                return entry
+            }
+            if let entry = second, entry.key == key {
+                second = others.isEmpty ? nil : others.removeFirst()
+                return entry
+            }
+            guard let index = others.firstIndex(where: { $0.key == key }) else { return nil }
+            return others.remove(at: index)
+        }
+    }
+
+    /// Handlers taken out of the table, in registration order.
+    @usableFromInline
+    struct Taken {
+        @usableFromInline
+        let first: Entry?
+        @usableFromInline
+        let second: Entry?
+        @usableFromInline
+        let others: [Entry]
+
+        @inlinable
+        init(first: Entry?, second: Entry?, others: [Entry]) {
+            self.first = first
+            self.second = second
+            self.others = others
+        }
+
+        @inlinable
+        func runAll() {
+            first?.handler()
+            second?.handler()
+            for entry in others { entry.handler() }
+        }
     }
 
     @usableFromInline
-    let state = LockedState(State())
+    let state: LockedState<State>
 
-    @usableFromInline
-    init() {}
+    /// A new, empty table.
+    @inlinable
+    init() {
+        state = LockedState(State())
+    }
+
+    /// The table whose buffer is `buffer`.
+    @inlinable
+    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
+        state = LockedState(buffer: buffer)
+    }
 
     /// Adds `handler`, or runs it at once when the table, or its word (`wordIsCancelled`,
     /// asked under the lock), was already cancelled; drops it when the table is closed.
@@ -76,7 +174,7 @@ final class CancellationHandlers: Sendable {
             if state.isCancelled || wordIsCancelled() { return .runNow }
             let key = state.nextKey
             state.nextKey += 1
-            state.handlers.append((key, handler))
+            state.append(Entry(key: key, handler: handler))
             return .stored(key)
         }
         switch decision {
@@ -87,12 +185,10 @@ final class CancellationHandlers: Sendable {
         return nil
     }
 
+    /// Removes the handler registered under `key`, if it has not run.
     @usableFromInline
     func remove(_ key: Key) {
-        let removed = state.withLock { state -> (@Sendable () -> Void)? in
-            guard let index = state.handlers.firstIndex(where: { $0.key == key }) else { return nil }
-            return state.handlers.remove(at: index).handler
-        }
+        let removed = state.withLock { $0.remove(key) }
         // Released outside the lock: what the handler captured may do work when freed.
         _ = removed
     }
@@ -100,25 +196,25 @@ final class CancellationHandlers: Sendable {
     /// Runs every handler, once, in registration order.
     @usableFromInline
     func cancel() {
-        let handlers = state.withLock { state -> [(key: Key, handler: @Sendable () -> Void)] in
-            guard !state.isCancelled && !state.isClosed else { return [] }
+        let handlers = state.withLock { state -> Taken? in
+            guard !state.isCancelled && !state.isClosed else { return nil }
             state.isCancelled = true
-            defer { state.handlers = [] }
-            return state.handlers
+            return state.takeAll()
         }
-        for entry in handlers { entry.handler() }
+        handlers?.runAll()
     }
 
     /// Drops every handler and returns the links a run had made, for it to remove.
     @usableFromInline
     func close() -> Links? {
-        let (dropped, links) = state.withLock { state -> ([(key: Key, handler: @Sendable () -> Void)], Links?) in
+        let (dropped, links) = state.withLock { state -> (Taken, Links?) in
             state.isClosed = true
-            defer { state.handlers = [] }
-            guard case .linked(let links) = state.linkPhase else { return (state.handlers, nil) }
+            let dropped = state.takeAll()
+            guard case .linked(let links) = state.linkPhase else { return (dropped, nil) }
             state.linkPhase = .unlinked
-            return (state.handlers, links)
+            return (dropped, links)
         }
+        // Released outside the lock, like a removed handler.
         _ = dropped
         return links
     }

@@ -73,7 +73,7 @@ enum CancellationWord {
 
     /// Marks the word closed: its handlers are dropped without running, later ones are
     /// ignored, and cancelling does nothing. Returns the keys the table kept for the owner
-    /// (see ``CancellationHandlers/takeLinks()``).
+    /// (see ``CancellationHandlers/close()``).
     @usableFromInline
     static func close(_ word: borrowing Atomic<UInt>) -> CancellationHandlers.Links? {
         let original = word.bitwiseOr(closedBit, ordering: .acquiringAndReleasing).oldValue
@@ -92,7 +92,7 @@ enum CancellationWord {
     static func destroy(_ word: borrowing Atomic<UInt>) {
         let bits = word.load(ordering: .acquiring) & ~flagBits
         guard let address = UnsafeRawPointer(bitPattern: bits) else { return }
-        Unmanaged<CancellationHandlers>.fromOpaque(address).release()
+        Unmanaged<ManagedBuffer<CancellationHandlers.State, PlatformLock.Primitive>>.fromOpaque(address).release()
     }
 
     /// The table the word points to, installing one if it has none and is neither cancelled
@@ -104,12 +104,12 @@ enum CancellationWord {
             if let table = table(in: current) { return table }
             guard current & flagBits == 0 else { return nil }
             let table = CancellationHandlers()
-            let address = UInt(bitPattern: Unmanaged.passRetained(table).toOpaque())
+            let address = UInt(bitPattern: Unmanaged.passRetained(table.state.buffer).toOpaque())
             precondition(address & flagBits == 0, "BUG IN TASKIG: a handler table is not aligned")
             let (exchanged, original) = word.compareExchange(
                 expected: current, desired: current | address, ordering: .acquiringAndReleasing)
             if exchanged { return table }
-            Unmanaged.passUnretained(table).release()
+            Unmanaged.passUnretained(table.state.buffer).release()
             current = original
         }
     }
@@ -117,6 +117,8 @@ enum CancellationWord {
     @inlinable
     static func table(in bits: UInt) -> CancellationHandlers? {
         guard let address = UnsafeRawPointer(bitPattern: bits & ~flagBits) else { return nil }
-        return Unmanaged<CancellationHandlers>.fromOpaque(address).takeUnretainedValue()
+        return CancellationHandlers(
+            buffer: Unmanaged<ManagedBuffer<CancellationHandlers.State, PlatformLock.Primitive>>.fromOpaque(address)
+                .takeUnretainedValue())
     }
 }

@@ -28,6 +28,11 @@ final class TaskBody<Value>: AnyTaskBody {
     /// nothing: matching an enum case, or unwrapping an optional closure, copies the closure.
     @usableFromInline
     let plainCall: @Sendable () throws -> Value
+    /// For a composed body that continues a body that is not composed: starts that body as the
+    /// beginning of a chain (see ``ChainStep/StartSource``), in code specialized for its type.
+    /// ``ChainStep/noSource`` otherwise.
+    @usableFromInline
+    let startSource: ChainStep.StartSource
     /// For a composed body, its last step (see ``ChainStep``); ``ChainStep/none`` otherwise.
     /// Not optional: an optional closure is kept in the form generic code calls, and unwrapping
     /// it to call it makes a converting closure every time.
@@ -43,6 +48,10 @@ final class TaskBody<Value>: AnyTaskBody {
     /// How many steps lead to this body: zero for a task made from its work.
     @usableFromInline
     let chainLength: Int
+    /// Whether a run of this body only registers a callback when it starts: it waits for a
+    /// future, or is a chain that begins by waiting for one.
+    @usableFromInline
+    let startsByListening: Bool
     /// The size and alignment of the largest outcome of this body and those it continues.
     @usableFromInline
     let largestOutcome: OutcomeLayout
@@ -57,6 +66,8 @@ final class TaskBody<Value>: AnyTaskBody {
         /// Work that starts runs of other things: an `async` body, a task of another type, a
         /// timeout, a retry.
         case source(any SourceWork<Value>)
+        /// Waiting for a future's outcome, which never blocks.
+        case listening(FutureState<Value>)
         /// A composed task: the chain of steps ending in ``TaskBody/step``.
         case composed
     }
@@ -85,10 +96,12 @@ final class TaskBody<Value>: AnyTaskBody {
         self.queueKind = queueKind
         self.work = work
         self.plainCall = plainCall
+        startSource = ChainStep.noSource
         step = ChainStep.none
         upstream = nil
         retainedUpstream = 0
         chainLength = 0
+        if case .listening = work { startsByListening = true } else { startsByListening = false }
         largestOutcome = OutcomeLayout(of: Value.self)
     }
 
@@ -100,10 +113,18 @@ final class TaskBody<Value>: AnyTaskBody {
         queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .globalConcurrent
         work = .composed
         plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
+        if upstream.chainLength > 0 {
+            startSource = ChainStep.noSource
+        } else {
+            startSource = { source, chain, output in
+                unsafeDowncast(source, to: TaskBody<Input>.self).start(asSourceOf: chain, output: output)
+            }
+        }
         self.step = step
         self.upstream = upstream
         retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
         chainLength = upstream.chainLength + 1
+        startsByListening = upstream.startsByListening
         largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
     }
 
@@ -173,11 +194,20 @@ final class TaskBody<Value>: AnyTaskBody {
         Result(catching: plainCall)
     }
 
-    /// Starts this body's work, which is not a step, as the beginning of `chain`: a child run
-    /// of the chain's run, whose outcome goes to `output`.
+    /// Starts this body's work, which is not a step, as the beginning of `chain`: it listens
+    /// to its future, or starts a child run of the chain's run. Its outcome goes to `output`;
+    /// see ``ChainStep/StartSource``.
+    @inlinable
+    func start(asSourceOf chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
+        if case .listening(let future) = work { return chain.listen(to: future, output: output) }
+        return chain.startChild(ThrowableTask(body: self), position: 0, output: output)
+    }
+
+    /// Starts the chain's first body, this composed body's upstream; see
+    /// ``ChainStep/StartSource``.
     @usableFromInline
-    func startAsChainSource(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
-        chain.startChild(ThrowableTask(body: self), position: 0, output: output)
+    func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
+        startSource(upstream!, chain, output)
     }
 
     /// Applies this body's step; see ``ChainStep/Apply``.
@@ -189,22 +219,6 @@ final class TaskBody<Value>: AnyTaskBody {
         step(inputSlot, outputSlot, chain, position)
     }
 
-    /// Whether this body's work only waits for a future, which never blocks.
-    @usableFromInline
-    var sourceOnlyListens: Bool {
-        guard case .source(let source) = work else { return false }
-        return source.onlyListens
-    }
-
-    /// Whether a run of this body, a composed task's included, only registers a callback
-    /// when it starts: its first work is waiting for a future.
-    @inlinable
-    var onlyListens: Bool {
-        unowned(unsafe) var body: any AnyTaskBody = self
-        while let upstream = body.upstream { body = upstream }
-        return body.sourceOnlyListens
-    }
-
     /// Starts the work on this thread, with the run current; the work reports through
     /// `completion` exactly once, from any thread, possibly before this returns.
     @inlinable
@@ -213,6 +227,7 @@ final class TaskBody<Value>: AnyTaskBody {
         case .plainCall: completion(Result(catching: plainCall))
         case .reporting(let start): start(completion)
         case .source(let source): source.start(reportingTo: completion)
+        case .listening(let future): future.cell.whenComplete(completion)
         case .composed: ChainRun.start(self, reportingTo: completion)
         }
     }
@@ -230,8 +245,7 @@ protocol AnyTaskBody: CancellationSource {
     var queue: DispatchQueue? { get }
     var queueKind: QueueAffinity.Kind { get }
     var upstream: (any AnyTaskBody)? { get }
-    var sourceOnlyListens: Bool { get }
-    func startAsChainSource(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
+    func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
     func applyStep(
         _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
         _ position: Int
@@ -242,13 +256,6 @@ protocol AnyTaskBody: CancellationSource {
 @usableFromInline
 protocol SourceWork<Value>: Sendable {
     associatedtype Value
-    /// Whether the work only waits for a future: starting it never blocks.
-    var onlyListens: Bool { get }
     /// Starts the work with its run current; reports exactly once, from any thread.
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void)
-}
-
-extension SourceWork {
-    @inlinable
-    var onlyListens: Bool { false }
 }

@@ -22,7 +22,7 @@ enum BlockingWait {
             return runMainRunLoop(until: cell, deadline: deadline)
         }
         let semaphore = DispatchSemaphore(value: 0)
-        cell.whenComplete { _ in semaphore.signal() }
+        cell.whenComplete(reading: { _ in semaphore.signal() })
         if let deadline {
             _ = semaphore.wait(timeout: deadline)
         } else {
@@ -39,7 +39,7 @@ enum BlockingWait {
 
     @inlinable
     static func runMainRunLoop<Value>(until cell: CompletionCell<Value>, deadline: DispatchTime?) -> Value? {
-        cell.whenComplete { _ in DispatchQueue.main.async {} }
+        cell.whenComplete(reading: { _ in DispatchQueue.main.async {} })
         while true {
             if let value = cell.completedValue { return value }
             var slice = mainThreadPollInterval

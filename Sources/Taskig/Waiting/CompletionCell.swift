@@ -84,7 +84,9 @@ struct CompletionCell<Value>: Sendable {
             return action
         }
         guard case .deliver(let callbacks) = action else { return false }
-        if !callbacks.isEmpty { CompletionDrain.deliver(callbacks) }
+        if !callbacks.isEmpty {
+            CompletionDrain.deliver(callbacks, value: valuePointer, owner: state.buffer)
+        }
         return true
     }
 
@@ -92,17 +94,31 @@ struct CompletionCell<Value>: Sendable {
     /// run is already complete, otherwise on the thread that completes it.
     @inlinable
     func whenComplete(_ callback: @escaping (Value) -> Void) {
-        // Callbacks run from `complete(with:)` on a held cell, so they need not retain it.
-        let unretained = Unmanaged.passUnretained(state.buffer)
-        let completedValue: Value? = state.withLock { state in
-            let action = state.machine.addCallback {
-                let buffer = ManagedBufferPointer<State, PlatformLock.Primitive>(
-                    unsafeBufferObject: unretained.takeUnretainedValue())
-                callback(buffer.withUnsafeMutablePointerToHeader { $0.pointee.value! })
+        whenComplete(reading: { value in callback(Self.read(value)) })
+    }
+
+    /// Like ``whenComplete(_:)``, but `callback` gets the address of the value (see
+    /// ``read(_:)``), which stays valid while it runs: for callers that pass the value on
+    /// without a closure around theirs.
+    @inlinable
+    func whenComplete(reading callback: @escaping (_ value: UnsafeRawPointer) -> Void) {
+        let isComplete = state.withLock { $0.machine.addCallback(CompletionCallback(callback)) == .deliverNow }
+        if isComplete { callback(valuePointer) }
+    }
+
+    /// The address of the value, once there is one. It never changes after completion, so
+    /// reading it needs no lock.
+    @inlinable
+    var valuePointer: UnsafeRawPointer {
+        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
+            .withUnsafeMutablePointerToHeader { state in
+                withUnsafeMutablePointer(to: &state.pointee.value) { UnsafeRawPointer($0) }
             }
-            guard case .deliverNow = action else { return nil }
-            return state.value
-        }
-        if let completedValue { callback(completedValue) }
+    }
+
+    /// The value at an address a callback was given.
+    @inlinable
+    static func read(_ value: UnsafeRawPointer) -> Value {
+        value.assumingMemoryBound(to: Value?.self).pointee!
     }
 }

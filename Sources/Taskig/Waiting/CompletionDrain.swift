@@ -25,27 +25,37 @@ enum CompletionDrain {
     /// Callbacks queued on one thread while it was delivering.
     @usableFromInline
     final class Deferred {
-        var callbacks: [() -> Void]
+        var queued: [Queued]
         var next = 0
 
-        init(_ callbacks: [() -> Void]) {
-            self.callbacks = callbacks
+        init(_ queued: [Queued]) {
+            self.queued = queued
         }
     }
 
-    /// Runs `callbacks` now, or after the callback this thread is delivering returns.
+    /// A callback and the value it is to get, whose owner is held until it has run.
+    struct Queued {
+        let callback: CompletionCallback
+        let value: UnsafeRawPointer
+        let owner: AnyObject
+    }
+
+    /// Calls each of `callbacks` with `value` now, or after the callback this thread is
+    /// delivering returns. `owner` holds the memory `value` points into.
     @usableFromInline
-    static func deliver(_ callbacks: [() -> Void]) {
+    static func deliver(_ callbacks: [CompletionCallback], value: UnsafeRawPointer, owner: AnyObject) {
         switch slot.pointer {
         case nil:
             slot.pointer = delivering
-            for callback in callbacks { callback() }
+            for callback in callbacks { callback.call(value) }
             runDeferred()
             slot.pointer = nil
         case delivering:
-            slot.pointer = Unmanaged.passRetained(Deferred(callbacks)).toOpaque()
+            let queued = callbacks.map { Queued(callback: $0, value: value, owner: owner) }
+            slot.pointer = Unmanaged.passRetained(Deferred(queued)).toOpaque()
         case let pointer?:
-            Unmanaged<Deferred>.fromOpaque(pointer).takeUnretainedValue().callbacks += callbacks
+            let deferred = Unmanaged<Deferred>.fromOpaque(pointer).takeUnretainedValue()
+            for callback in callbacks { deferred.queued.append(Queued(callback: callback, value: value, owner: owner)) }
         }
     }
 
@@ -57,10 +67,10 @@ enum CompletionDrain {
             // A strong reference: a callback that blocks runs the rest itself, and the one
             // that finds the queue empty releases it.
             let deferred = unmanaged.takeUnretainedValue()
-            if deferred.next < deferred.callbacks.count {
-                let callback = deferred.callbacks[deferred.next]
+            if deferred.next < deferred.queued.count {
+                let queued = deferred.queued[deferred.next]
                 deferred.next += 1
-                callback()
+                queued.callback.call(queued.value)
             } else {
                 slot.pointer = delivering
                 unmanaged.release()

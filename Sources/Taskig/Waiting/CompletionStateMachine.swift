@@ -11,8 +11,6 @@
 struct CompletionStateMachine {
     @usableFromInline
     typealias Work = () -> Void
-    @usableFromInline
-    typealias Callback = () -> Void
 
     @usableFromInline
     enum Phase {
@@ -26,7 +24,7 @@ struct CompletionStateMachine {
         /// The run was already completed; the new value must be ignored.
         case alreadyCompleted
         /// Store the value, then call each callback, in registration order.
-        case deliver([Callback])
+        case deliver([CompletionCallback])
     }
 
     @usableFromInline
@@ -40,7 +38,7 @@ struct CompletionStateMachine {
     @usableFromInline
     var phase: Phase
     @usableFromInline
-    var callbacks: [Callback] = []
+    var callbacks: [CompletionCallback] = []
 
     @inlinable
     init(work: @escaping Work) {
@@ -83,9 +81,25 @@ struct CompletionStateMachine {
     }
 
     @inlinable
-    mutating func addCallback(_ callback: @escaping Callback) -> AddCallbackAction {
+    mutating func addCallback(_ callback: CompletionCallback) -> AddCallbackAction {
         if case .completed = phase { return .deliverNow }
         callbacks.append(callback)
         return .stored
+    }
+}
+
+/// A callback waiting for a cell's value, which it reads through the pointer it is given (see
+/// ``CompletionCell/whenComplete(reading:)``).
+///
+/// A struct, not a bare closure: an array of closures keeps them in the form generic code
+/// calls, and converting each closure into that form costs an allocation.
+@usableFromInline
+struct CompletionCallback {
+    @usableFromInline
+    let call: (_ value: UnsafeRawPointer) -> Void
+
+    @inlinable
+    init(_ call: @escaping (_ value: UnsafeRawPointer) -> Void) {
+        self.call = call
     }
 }

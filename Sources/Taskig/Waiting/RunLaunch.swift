@@ -116,7 +116,7 @@ enum RunLaunch {
         start: Start
     ) -> RunPlacement {
         // Listening to a future only registers a callback: it never blocks.
-        if body?.onlyListens ?? (task is ListeningTask) { return .inPlace }
+        if body?.startsByListening ?? (task is ListeningTask) { return .inPlace }
         let queue = body.map { $0.queue } ?? task.executionQueue
         let kind = body?.queueKind ?? QueueAffinity.kind(of: task.executionQueue)
         guard case .nearby = start else { return RunPlacement.away(of: kind, on: queue) }

@@ -22,6 +22,8 @@ enum RunWait {
             guard timeout > 0 else { return .failure(TaskigError.timedOut) }
             deadline = .now() + min(timeout, Scheduling.longestDelay)
         }
+        // A future that has its outcome needs no run to be waited for.
+        if let future = task as? Future<Work.ResultType>, let outcome = future.result { return outcome }
         switch RunLaunch.launch(
             task, parent: CurrentRun.run, sharesCancellation: sharesCancellation, deadline: deadline != nil,
             releasesOnTaskCancellation: true)
