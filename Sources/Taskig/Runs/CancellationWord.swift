@@ -13,6 +13,7 @@ import Synchronization
 /// | --- | --- |
 /// | 0 | cancelled |
 /// | 1 | closed: the run completed, so handlers are dropped and cancelling does nothing |
+/// | 2 | linked: a run's ancestors and task cancel it as they are cancelled (see ``Run``) |
 /// | the rest | the address of the handler table, or zero (tables are 16-byte aligned) |
 ///
 /// Because the table's address and the flags share one word, a handler registered just as
@@ -25,7 +26,12 @@ enum CancellationWord {
     @usableFromInline
     static var closedBit: UInt { 2 }
     @usableFromInline
-    static var flagBits: UInt { 3 }
+    static var linkedBit: UInt { 4 }
+    /// The bits that decide whether the word can still be cancelled or get handlers.
+    @usableFromInline
+    static var stateBits: UInt { 3 }
+    @usableFromInline
+    static var flagBits: UInt { 7 }
 
     @inlinable
     static func isCancelled(_ word: borrowing Atomic<UInt>) -> Bool {
@@ -40,7 +46,7 @@ enum CancellationWord {
     static func cancel(_ word: borrowing Atomic<UInt>) -> Bool {
         var current = word.load(ordering: .relaxed)
         while true {
-            guard current & flagBits == 0 else { return false }
+            guard current & stateBits == 0 else { return false }
             let (exchanged, original) = word.compareExchange(
                 expected: current, desired: current | cancelledBit, ordering: .acquiringAndReleasing)
             if exchanged { break }
@@ -59,10 +65,10 @@ enum CancellationWord {
         to word: borrowing Atomic<UInt>
     ) -> CancellationHandlers.Key? {
         guard let table = installedTable(in: word) else {
-            if word.load(ordering: .acquiring) & flagBits == cancelledBit { handler() }
+            if word.load(ordering: .acquiring) & stateBits == cancelledBit { handler() }
             return nil
         }
-        return table.add(handler) { word.load(ordering: .acquiring) & flagBits == cancelledBit }
+        return table.add(handler) { word.load(ordering: .acquiring) & stateBits == cancelledBit }
     }
 
     /// Removes a handler that has not run; does nothing when it ran or was dropped.
@@ -82,6 +88,21 @@ enum CancellationWord {
 
     /// The word's handler table, if it has one; only for the owner of the word, which must
     /// not outlive it.
+    /// Notes that cancellation from above now reaches the word as it happens.
+    @usableFromInline
+    static func markLinked(_ word: borrowing Atomic<UInt>) {
+        word.bitwiseOr(linkedBit, ordering: .releasing)
+    }
+
+    /// `true` or `false` when the word alone can tell whether its run is cancelled: it is
+    /// cancelled, or it is linked and still open. `nil` when the ancestors must be asked.
+    @inlinable
+    static func cancellationIfKnown(_ word: borrowing Atomic<UInt>) -> Bool? {
+        let bits = word.load(ordering: .acquiring)
+        if bits & cancelledBit != 0 { return true }
+        return bits & (linkedBit | closedBit) == linkedBit ? false : nil
+    }
+
     @usableFromInline
     static func existingTable(in word: borrowing Atomic<UInt>) -> CancellationHandlers? {
         table(in: word.load(ordering: .acquiring))
@@ -102,7 +123,7 @@ enum CancellationWord {
         var current = word.load(ordering: .acquiring)
         while true {
             if let table = table(in: current) { return table }
-            guard current & flagBits == 0 else { return nil }
+            guard current & stateBits == 0 else { return nil }
             let table = CancellationHandlers()
             let address = UInt(bitPattern: Unmanaged.passRetained(table.state.buffer).toOpaque())
             precondition(address & flagBits == 0, "BUG IN TASKIG: a handler table is not aligned")

@@ -19,7 +19,7 @@ import Synchronization
 @usableFromInline
 final class Run: Sendable {
     @usableFromInline
-    let word = Atomic<UInt>(0)
+    let word: Atomic<UInt>
     /// The run whose work started this one.
     @usableFromInline
     let parent: Run?
@@ -44,6 +44,8 @@ final class Run: Sendable {
         cancellable: Bool,
         origin: ObjectIdentifier? = nil
     ) {
+        // With nothing above it, the word alone tells whether the run is cancelled.
+        word = Atomic(parent == nil && task == nil ? CancellationWord.linkedBit : 0)
         self.parent = parent
         self.task = task
         self.isCancellable = cancellable || (parent?.isCancellable ?? false)
@@ -57,7 +59,7 @@ final class Run: Sendable {
     /// Whether this run, its task or one of its ancestors has been cancelled.
     @inlinable
     var isCancelled: Bool {
-        if CancellationWord.isCancelled(word) { return true }
+        if let known = CancellationWord.cancellationIfKnown(word) { return known }
         if let task, task.isCancelled { return true }
         return parent?.isCancelled ?? false
     }
@@ -103,7 +105,11 @@ final class Run: Sendable {
         let links = CancellationHandlers.Links(
             onParent: parent?.onCancel { self.cancel() },
             onTask: task?.addCancellationHandler { self.cancel() })
-        if !table.finishLinking(links) { removeLinks(links) }
+        if table.finishLinking(links) {
+            CancellationWord.markLinked(word)
+        } else {
+            removeLinks(links)
+        }
     }
 
     @usableFromInline

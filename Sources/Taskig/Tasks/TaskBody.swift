@@ -52,6 +52,10 @@ final class TaskBody<Value>: AnyTaskBody {
     /// future, or is a chain that begins by waiting for one.
     @usableFromInline
     let startsByListening: Bool
+    /// Whether the work is a value-returning closure: a run in place is then a plain call.
+    /// Kept apart from `work`, since asking the enum copies it.
+    @usableFromInline
+    let isPlainCall: Bool
     /// The size and alignment of the largest outcome of this body and those it continues.
     @usableFromInline
     let largestOutcome: OutcomeLayout
@@ -101,7 +105,18 @@ final class TaskBody<Value>: AnyTaskBody {
         upstream = nil
         retainedUpstream = 0
         chainLength = 0
-        if case .listening = work { startsByListening = true } else { startsByListening = false }
+        // Asked once, here: matching the enum later would copy it every time.
+        switch work {
+        case .plainCall:
+            isPlainCall = true
+            startsByListening = false
+        case .listening:
+            isPlainCall = false
+            startsByListening = true
+        case .reporting, .source, .composed:
+            isPlainCall = false
+            startsByListening = false
+        }
         largestOutcome = OutcomeLayout(of: Value.self)
     }
 
@@ -125,6 +140,7 @@ final class TaskBody<Value>: AnyTaskBody {
         retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
         chainLength = upstream.chainLength + 1
         startsByListening = upstream.startsByListening
+        isPlainCall = false
         largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
     }
 
@@ -179,13 +195,6 @@ final class TaskBody<Value>: AnyTaskBody {
     @usableFromInline
     func removeCancellationHandler(_ key: CancellationHandlers.Key) {
         CancellationWord.removeHandler(key, from: word)
-    }
-
-    /// Whether the work is a value-returning closure: a run in place is then a plain call.
-    @inlinable
-    var isPlainCall: Bool {
-        if case .plainCall = work { return true }
-        return false
     }
 
     /// Calls the work's closure on this thread; only when ``isPlainCall``.
