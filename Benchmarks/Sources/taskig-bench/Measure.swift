@@ -202,8 +202,16 @@ enum Child {
 
     /// Prints the RESULT line a child reports back, and flushes it.
     static func report(_ values: KeyValuePairs<String, Double>) {
-        let fields = values.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        print("RESULT \(fields)")
+        report(values.map { ($0.key, $0.value) })
+    }
+
+    /// Prints the RESULT line a child reports back, and flushes it.
+    static func report(_ values: [String: Double]) {
+        report(values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    private static func report(_ fields: [(String, Double)]) {
+        print("RESULT " + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
         fflush(nil)
     }
 }
