@@ -42,22 +42,29 @@ enum ChainStep {
 /// The memory an outcome needs.
 @usableFromInline
 struct OutcomeLayout: Sendable {
+    /// Kept in 32 bits each, as every task body of a chain stores one.
     @usableFromInline
-    let size: Int
+    let storedSize: UInt32
     @usableFromInline
-    let alignment: Int
+    let storedAlignment: UInt32
 
     @inlinable
     init<Value>(of _: Value.Type) {
-        size = MemoryLayout<Result<Value, Error>>.size
-        alignment = MemoryLayout<Result<Value, Error>>.alignment
+        self.init(
+            size: MemoryLayout<Result<Value, Error>>.size, alignment: MemoryLayout<Result<Value, Error>>.alignment)
     }
 
     @inlinable
     init(size: Int, alignment: Int) {
-        self.size = size
-        self.alignment = alignment
+        storedSize = UInt32(size)
+        storedAlignment = UInt32(alignment)
     }
+
+    @inlinable
+    var size: Int { Int(storedSize) }
+
+    @inlinable
+    var alignment: Int { Int(storedAlignment) }
 
     /// Room for either.
     @inlinable

@@ -26,7 +26,7 @@ extension ThrowableTaskType {
 
 /// The work of a body made from a task of another type: one run of that task.
 @usableFromInline
-struct AdaptedWork<Work: ThrowableTaskType>: SourceWork {
+final class AdaptedWork<Work: ThrowableTaskType>: SourceWork {
     /// A task's contract lets Taskig start it from any thread, which is all this does with it.
     @usableFromInline
     nonisolated(unsafe) let task: Work

@@ -21,6 +21,18 @@ final class TaskBody<Value>: AnyTaskBody {
     let queue: DispatchQueue?
     @usableFromInline
     let queueKind: QueueAffinity.Kind
+    /// Whether a run of this body only registers a callback when it starts: it waits for a
+    /// future, or is a chain that begins by waiting for one.
+    @usableFromInline
+    let startsByListening: Bool
+    /// Whether the work is a value-returning closure: a run in place is then a plain call.
+    /// Kept apart from `work`, since asking the enum copies it.
+    @usableFromInline
+    let isPlainCall: Bool
+    /// How many steps lead to this body: zero for a task made from its work. In 32 bits, next
+    /// to the other small fields, which then share one word.
+    @usableFromInline
+    let storedChainLength: UInt32
     @usableFromInline
     let work: Work
     /// The closure of work that is a plain call (see ``Work/plainCall``); one that is never
@@ -45,17 +57,6 @@ final class TaskBody<Value>: AnyTaskBody {
     /// `Unmanaged` reference; zero otherwise.
     @usableFromInline
     let retainedUpstream: UInt
-    /// How many steps lead to this body: zero for a task made from its work.
-    @usableFromInline
-    let chainLength: Int
-    /// Whether a run of this body only registers a callback when it starts: it waits for a
-    /// future, or is a chain that begins by waiting for one.
-    @usableFromInline
-    let startsByListening: Bool
-    /// Whether the work is a value-returning closure: a run in place is then a plain call.
-    /// Kept apart from `work`, since asking the enum copies it.
-    @usableFromInline
-    let isPlainCall: Bool
     /// The size and alignment of the largest outcome of this body and those it continues.
     @usableFromInline
     let largestOutcome: OutcomeLayout
@@ -104,7 +105,7 @@ final class TaskBody<Value>: AnyTaskBody {
         step = ChainStep.none
         upstream = nil
         retainedUpstream = 0
-        chainLength = 0
+        storedChainLength = 0
         // Asked once, here: matching the enum later would copy it every time.
         switch work {
         case .plainCall:
@@ -138,7 +139,7 @@ final class TaskBody<Value>: AnyTaskBody {
         self.step = step
         self.upstream = upstream
         retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
-        chainLength = upstream.chainLength + 1
+        storedChainLength = upstream.storedChainLength + 1
         startsByListening = upstream.startsByListening
         isPlainCall = false
         largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
@@ -174,6 +175,10 @@ final class TaskBody<Value>: AnyTaskBody {
             ChainRelease.release(Unmanaged<AnyObject>.fromOpaque(address))
         }
     }
+
+    /// How many steps lead to this body: zero for a task made from its work.
+    @inlinable
+    var chainLength: Int { Int(storedChainLength) }
 
     @inlinable
     var executionQueue: DispatchQueue { queue ?? QueueAffinity.defaultGlobalQueue }
@@ -262,8 +267,11 @@ protocol AnyTaskBody: CancellationSource {
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.
+///
+/// Only classes conform: a reference keeps the source case of ``TaskBody/Work`` as small as
+/// its other cases, and so every task body smaller.
 @usableFromInline
-protocol SourceWork<Value>: Sendable {
+protocol SourceWork<Value>: AnyObject, Sendable {
     associatedtype Value
     /// Starts the work with its run current; reports exactly once, from any thread.
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void)

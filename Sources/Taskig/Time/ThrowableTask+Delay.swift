@@ -17,8 +17,12 @@ extension ThrowableTask where T == Void {
 }
 
 /// The work of ``ThrowableTask/delay(_:)``.
-struct DelayWork: SourceWork {
+final class DelayWork: SourceWork {
     let seconds: TimeInterval
+
+    init(seconds: TimeInterval) {
+        self.seconds = seconds
+    }
 
     func start(reportingTo completion: @escaping @Sendable (Result<Void, Error>) -> Void) {
         guard seconds > 0 else {

@@ -32,11 +32,20 @@ extension ThrowableTaskType {
 
 /// The work of ``ThrowableTaskType/retry(_:delay:)``: runs of the task, each started after the
 /// previous one failed, never nested in it.
-struct RetryWork<Value>: SourceWork {
+final class RetryWork<Value>: SourceWork {
     let attempts: Int
     let firstDelay: TimeInterval
     /// Starts one run of the task, as a child of the given run.
     let launch: @Sendable (Run?, RunLaunch.Start) -> RunLaunch.Launched<Value>
+
+    init(
+        attempts: Int, firstDelay: TimeInterval,
+        launch: @escaping @Sendable (Run?, RunLaunch.Start) -> RunLaunch.Launched<Value>
+    ) {
+        self.attempts = attempts
+        self.firstDelay = firstDelay
+        self.launch = launch
+    }
 
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
         attempt(1, parent: CurrentRun.run, start: .nearby, completion: completion)
@@ -53,14 +62,14 @@ struct RetryWork<Value>: SourceWork {
             return
         }
         let next: @Sendable (Result<Value, Error>) -> Void = { outcome in
-            guard case .failure(let error) = outcome, attempt < attempts, !(error is CancellableTaskError),
+            guard case .failure(let error) = outcome, attempt < self.attempts, !(error is CancellableTaskError),
                 parent?.isCancelled != true
             else {
                 let cancelled = parent?.isCancelled == true
                 completion(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
                 return
             }
-            let wait = min(firstDelay * pow(2, Double(attempt - 1)), Scheduling.longestDelay)
+            let wait = min(self.firstDelay * pow(2, Double(attempt - 1)), Scheduling.longestDelay)
             self.attempt(attempt + 1, parent: parent, start: .away(after: wait), completion: completion)
         }
         switch launch(parent, start) {

@@ -23,10 +23,15 @@ extension ThrowableTaskType {
 
 /// The work of ``ThrowableTaskType/timeout(_:)``: one run of the task, as a child of the
 /// timeout's run, given up at the limit.
-struct TimeoutWork<Work: ThrowableTaskType>: SourceWork {
+final class TimeoutWork<Work: ThrowableTaskType>: SourceWork {
     /// A task's contract lets Taskig run it from any thread, which is all this does with it.
     nonisolated(unsafe) let task: Work
     let limit: TimeInterval
+
+    init(task: Work, limit: TimeInterval) {
+        self.task = task
+        self.limit = limit
+    }
 
     func start(reportingTo completion: @escaping @Sendable (Result<Work.ResultType, Error>) -> Void) {
         guard limit > 0 else {
