@@ -8,7 +8,7 @@ import Testing
     /// threads than its documented limit, and returns what it printed.
     private func run(_ shape: String, timeout: Double = 60) async throws -> String {
         let (output, exitedCleanly) = try await runPackageExecutable(
-            "taskig-load-shapes", arguments: [shape], timeout: timeout)
+            "taskig-load-shapes", arguments: [shape], timeout: timeout * timingSlack)
         #expect(exitedCleanly, "\(shape) crashed or hung\n\(output)")
         #expect(output.hasSuffix("ok\n"), "\(shape) got a wrong result\n\(output)")
         let limit = try #require(measurement("thread-limit", in: output))

@@ -23,7 +23,10 @@ struct ManyRequestsTests {
             #expect(results.map { String(decoding: $0.0, as: UTF8.self) } == (0..<50).map(String.init))
             let record = server.snapshot
             #expect(record.arrivals["/inflight"] == 50)
-            #expect(record.maxInFlight == 8)
+            #expect(record.maxInFlight <= 8)
+            // Eight lanes reach the server within 100 ms, except under ThreadSanitizer, which
+            // can make a lane start after the first requests ended.
+            #expect(record.maxInFlight >= (underThreadSanitizer ? 4 : 8), "\(record.maxInFlight) in flight at most")
             #expect(record.inFlight == 0)
         }
     }
