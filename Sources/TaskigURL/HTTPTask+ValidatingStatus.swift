@@ -8,7 +8,7 @@ extension HTTPTask {
     /// server's own explanation. A download with a rejected status is not moved into place;
     /// its body is in the error instead. Redirects are followed before the status is judged.
     /// A second call replaces the first one's range. The returned task shares this task's
-    /// cancellation: cancelling either cancels both.
+    /// cancellation for good: calling `cancel()` on either cancels both.
     ///
     /// ```swift
     /// do {

@@ -98,7 +98,8 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
         sessionTask.resume()
     }
 
-    /// Whether the task has been cancelled.
+    /// Whether the task has been cancelled for good, by ``cancel()`` on it or on a copy. A run
+    /// that was given up on (a timeout, a lost race) does not set it.
     public var isCancelled: Bool { cancellation.isCancelled }
 
     /// Cancels the task and every copy of it: runs in flight cancel their `URLSessionTask`

@@ -7,8 +7,10 @@ import Foundation
 /// Taskig's tasks on one `URLSession`: get it as `session.taskig`.
 ///
 /// Use it to choose the session (its configuration, cookies, cache, timeouts, connections per
-/// host) and to get a task that can be cancelled; a plain `URL` or `URLRequest` runs on
-/// `URLSession.shared` and cannot be.
+/// host) and to download to a file. Its tasks are ``HTTPTask``s, which can also be cancelled
+/// for good with ``HTTPTask/cancel()``. A plain `URL` or `URLRequest` runs on
+/// `URLSession.shared`; each of its runs is cancelled as an ``HTTPTask``'s is, but it has no
+/// `cancel()` of its own.
 ///
 /// ```swift
 /// let configuration = URLSessionConfiguration.ephemeral
@@ -33,10 +35,12 @@ public struct TaskigSession: Sendable {
     /// A task that sends `request` and saves the body to the file at `destination`, giving
     /// `destination` and the response.
     ///
-    /// The body is streamed to a temporary file and moved to `destination` only once it is
-    /// complete, replacing a file already there in one atomic rename: a failed, cancelled or
-    /// rejected download leaves `destination` as it was. The directory must exist; a
-    /// destination that cannot be written throws the file system's error.
+    /// The body is streamed to a hidden file beside `destination` and renamed over it only
+    /// once it is complete and accepted, replacing a file already there in one atomic step.
+    /// A download that fails, is rejected, times out or is cancelled deletes that file: it
+    /// leaves `destination` as it was and no file behind, in the temporary directory or
+    /// anywhere else. The directory must exist; a destination that cannot be written throws
+    /// the file system's error.
     ///
     /// ```swift
     /// let file = FileManager.default.temporaryDirectory.appendingPathComponent("report.pdf")

@@ -18,8 +18,9 @@ import Foundation
 /// It behaves exactly like `URLRequest(url: url)` (see `URLRequest`'s conformance): the
 /// status is not judged, transport failures are the `URLError` URLSession gave, only `http`
 /// and `https` URLs are fetched, and a run that is given up on (a timeout, a lost race, a
-/// failing `awaitAll`, `Future.cancel()`) cancels its request, closing the connection. For a
-/// session of your own use ``TaskigSession`` (`session.taskig.data(from: url)`).
+/// failing `awaitAll`, `Future.cancel()`, a cancelled Swift task awaiting `value`, or the
+/// cancellation of the run it is nested in) cancels its request, closing the connection.
+/// For a session of your own use ``TaskigSession`` (`session.taskig.data(from: url)`).
 extension URL: ThrowableTaskType {
     /// The body and the HTTP response.
     public typealias ResultType = (Data, HTTPURLResponse)

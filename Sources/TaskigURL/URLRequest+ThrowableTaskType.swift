@@ -22,7 +22,8 @@ import Foundation
 /// host needs a session configured for more (``TaskigSession``).
 ///
 /// A request is a value and cannot be cancelled for good, but every run can: a run that is
-/// given up on (a timeout, a lost race, a failing `awaitAll`, `Future.cancel()`) cancels its
+/// given up on (a timeout, a lost race, a failing `awaitAll`, `Future.cancel()`, a cancelled
+/// Swift task awaiting `value`, or the cancellation of the run it is nested in) cancels its
 /// `URLSessionTask`, closing the connection.
 extension URLRequest: ThrowableTaskType {
     /// The body and the HTTP response.
