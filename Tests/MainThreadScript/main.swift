@@ -61,6 +61,14 @@ report(
 report(
     "a composed task calling DispatchQueue.main.sync",
     (try? ThrowableTask { 1 }.map { v in DispatchQueue.main.sync { v + 1 } }.await()) == 2)
+// The main thread inside a serial queue's `sync`: that queue's tasks can only run here.
+let serial = DispatchQueue(label: "main-thread-script.serial")
+report(
+    "awaitAll of a serial queue's tasks inside its sync on the main thread",
+    serial.sync { (1...3).map { i in Task(executionQueue: serial) { i } }.awaitAll() } == [1, 2, 3])
+report(
+    "awaitAll of a serial queue's throwable tasks inside its sync on the main thread",
+    serial.sync { (try? (1...3).map { i in ThrowableTask(executionQueue: serial) { i } }.awaitAll()) } == [1, 2, 3])
 
 if CommandLine.arguments.contains("--dispatch-main") {
     // Under dispatchMain() the main queue's blocks run without the main run loop; a task on

@@ -71,8 +71,11 @@ import Testing
 
     @Test func waitingForTaskigFromSwiftConcurrencyDoesNotStallItsThreads() async throws {
         let output = try await run("swift-heartbeat", timeout: 120)
+        // Swift's own load stalls the heartbeat 10–30 ms here; blocking the cooperative threads
+        // stalled it 120–280 ms. What is left is the worker threads' share of two cores, which
+        // other tests running at the same time make larger.
         let stall = try #require(measurement("taskig-stall-ms", in: output))
-        #expect(stall < 60 * timingSlack, "\(output)")
+        #expect(stall < 100 * timingSlack, "\(output)")
     }
 
     @Test func everyThreadOfTaskigsEndsOnceIdle() async throws {

@@ -20,7 +20,7 @@ import Synchronization
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
 /// failure under fail-fast, a race that was won) cancels the runs still going, and
-/// cancelling it (its parent, or its progress) ends it.
+/// cancelling it (its parent run) ends it.
 ///
 /// Synchronization: the tasks never change; claims go through `nextIndex`; each lane writes
 /// only its own counters; the roster of lanes sits behind its lock; the sink synchronizes
@@ -153,14 +153,20 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     ///
     /// Queues of Taskig's own tasks are tagged when the tasks are made (see
     /// ``QueueAffinity``), so a caller that holds no tagged queue holds none of theirs and
-    /// need not look at the tasks; tasks of other types are each asked for their queue.
+    /// need not look at the tasks; tasks of other types are each asked for their queue. The
+    /// main thread does not hold the main queue for this purpose: it keeps the main queue
+    /// serviced while it waits. It can hold another serial queue, inside that queue's `sync`;
+    /// then that queue's tasks can only run on the main thread, and the caller runs them all,
+    /// whatever their queue.
     @inlinable
     static func callerHoldsAQueueOf(_ tasks: [Work.Element]) -> Bool {
-        guard !MainThread.isCurrent else { return false }
         if Work.tasksTagTheirQueues && !QueueAffinity.isOnTaggedQueue { return false }
+        let onMainThread = MainThread.isCurrent
         return tasks.contains { task in
             guard let queue = Work.nonGlobalQueue(of: task) else { return false }
-            return QueueAffinity.isCurrent(queue, kind: QueueAffinity.kind(of: queue))
+            let kind = QueueAffinity.kind(of: queue)
+            if kind == .main && onMainThread { return false }
+            return QueueAffinity.isCurrent(queue, kind: kind)
         }
     }
 

@@ -4,7 +4,8 @@ import Synchronization
 /// completion, and takes the next, until none is left.
 ///
 /// The lane counts on its own cache line, so that lanes on different cores never write to
-/// the same memory for their bookkeeping; only ``BatchTicker``'s look reads these counts.
+/// the same memory for their bookkeeping; only the batch's looks at stuck lanes read these
+/// counts (see ``Batch``).
 @usableFromInline
 final class BatchLane: Sendable {
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
@@ -14,14 +15,14 @@ final class BatchLane: Sendable {
     /// How many tasks the lane has settled.
     @usableFromInline
     let settled = Atomic<Int>(0)
-    /// ``progress`` at the ticker's last look.
+    /// ``progress`` at the batch's last look.
     @usableFromInline
     let progressAtLastLook = Atomic<UInt>(0)
 
     @usableFromInline
     init() {}
 
-    /// Whether the lane has been inside the same task since the ticker's last look: then it
+    /// Whether the lane has been inside the same task since the batch's last look: then it
     /// is blocked or busy with a long task, and other tasks could use another lane.
     @usableFromInline
     func isStuckSinceLastLook() -> Bool {

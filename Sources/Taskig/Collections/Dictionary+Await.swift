@@ -27,7 +27,7 @@ extension Dictionary where Value: ThrowableTaskType {
         return Dictionary<Key, Result<Value.ResultType, Error>>(uniqueKeysWithValues: zip(keys, results))
     }
 
-    /// The value of the first task to finish, or its error (a race); cancels the others.
+    /// The value of the first task to finish, or its error (a race); cancels the others' runs.
     /// No tasks throw ``TaskigError/emptySequence``.
     @inlinable
     public func awaitFirst(
@@ -37,7 +37,7 @@ extension Dictionary where Value: ThrowableTaskType {
         try values.awaitFirst(queue, concurrency: concurrency)
     }
 
-    /// The outcome of the first task to finish; cancels the others. No tasks give
+    /// The outcome of the first task to finish; cancels the others' runs. No tasks give
     /// `.failure(TaskigError.emptySequence)`.
     @inlinable
     public func awaitFirstResult(

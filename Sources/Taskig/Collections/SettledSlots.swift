@@ -1,5 +1,5 @@
-/// The outcomes of an `awaitAllResults` that can be cancelled (its progress, or the run it is
-/// nested in): each in its slot, and, once the batch is cancelled, every task that had not
+/// The outcomes of an `awaitAllResults` that can be cancelled (through the run it is nested
+/// in): each in its slot, and, once the batch is cancelled, every task that had not
 /// settled yet counts as cancelled.
 ///
 /// Lanes still running when the batch is cancelled finish their tasks after the caller has

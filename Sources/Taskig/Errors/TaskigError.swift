@@ -14,7 +14,8 @@ import Foundation
 public enum TaskigError: Error, CustomStringConvertible {
     /// `awaitFirst`, `awaitFirstResult` or `awaitAny` was given no tasks, so there is no first result.
     case emptySequence
-    /// A wait with a timeout gave up before the task finished. The task was cancelled.
+    /// A wait with a timeout gave up before the task finished. Its run was cancelled; the task
+    /// was not, and can be awaited again.
     case timedOut
     /// `awaitAny` found no task that succeeded. Carries every task's error, in input order.
     case allFailed([Error])
@@ -28,7 +29,7 @@ public enum TaskigError: Error, CustomStringConvertible {
         case .emptySequence:
             return "TaskigError.emptySequence: there were no tasks to wait for, so there is no first result"
         case .timedOut:
-            return "TaskigError.timedOut: the task did not finish before the timeout and was cancelled"
+            return "TaskigError.timedOut: the task did not finish before the timeout, and its run was cancelled"
         case .awaitedFromItsOwnWork:
             return "TaskigError.awaitedFromItsOwnWork: a task was awaited from inside its own work, "
                 + "which would wait forever; await it from outside, or use its value directly"

@@ -1,19 +1,21 @@
 import Foundation
 
-/// A task that can be cancelled.
+/// A task that can be cancelled for good.
 ///
-/// A cancelled task never starts its work, and anyone waiting for it gets
+/// Once cancelled, the task never starts its work again, and anyone waiting for it gets
 /// ``CancellableTaskError/taskWasCancelled``. ``ThrowableTask`` and ``Future`` conform.
+///
+/// This is not how a wait gives up on one run of a task: timeouts, fail-fast collections and
+/// races cancel that run only, and the task stays usable (see <doc:CancellingTasks>). Work
+/// checks its own run with ``ThrowableTask/isCurrentTaskCancelled``.
 public protocol CancellableTaskType {
-    /// Whether the task has been cancelled. Work that is already running can poll this
-    /// to stop early.
+    /// Whether the task has been cancelled for good.
     var isCancelled: Bool { get }
 
-    /// Cancels the task. Cancelling twice is harmless.
+    /// Cancels the task for good. Cancelling twice is harmless.
     ///
     /// The default implementation does nothing; a type that can stop its work implements it.
-    /// Taskig calls it when a collection wait no longer needs the task (fail-fast, a race that
-    /// was won) and when a wait with a timeout gives up.
+    /// Taskig never calls it on its own: waits that give up cancel their run instead.
     func cancel()
 }
 
@@ -22,13 +24,13 @@ extension CancellableTaskType {
     public func cancel() {}
 }
 
-/// The error a waiter of a cancelled task receives.
+/// The error a waiter of a cancelled run receives.
 public enum CancellableTaskError: Error, CustomStringConvertible {
-    /// The task was cancelled before it produced a result.
+    /// The run was cancelled (or its task cancelled for good) before it produced a result.
     case taskWasCancelled
 
     /// A readable explanation of the failure.
     public var description: String {
-        "CancellableTaskError.taskWasCancelled: the task was cancelled before it produced a result"
+        "CancellableTaskError.taskWasCancelled: the run was cancelled before it produced a result"
     }
 }

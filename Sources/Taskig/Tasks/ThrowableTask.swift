@@ -66,7 +66,7 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
 
     /// A task whose work returns a value and cannot fail, run on the global concurrent queue:
     /// the form a client in Swift 5 language mode calls with a closure that is not
-    /// `@Sendable` (see ``init(action:)-(()throws->T)``).
+    /// `@Sendable` (see the throwing `init(action:)` above).
     @available(swift, obsoleted: 6.0)
     @inlinable
     public init(action: @escaping () -> T) {
