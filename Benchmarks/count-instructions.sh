@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Counts instructions (valgrind --tool=callgrind) and heap allocations (valgrind --tool=dhat)
-# per item for each of issue 12's client shapes and their baselines. Counts are the same on
-# every run, whatever else the machine is doing, so they show whether a change helped when
-# the wall clock is too noisy to tell.
+# per item for each of issue 12's client shapes and their baselines, then for the shapes of
+# rows 1, 2 and 8 (rows 3–6 and 9 spend their time sleeping, waiting for threads or on I/O,
+# which instruction counts do not see). Counts are the same on every run, whatever else the
+# machine is doing, so they show whether a change helped when the wall clock is too noisy to
+# tell.
 #
 #   ./count-instructions.sh              every shape
 #   ./count-instructions.sh map-chain    one shape
@@ -27,6 +29,12 @@ shapes=(
     "global-hops 20000"
     "future-fan-out 5000"
     "swift-fan-out 5000"
+    "task-await 20000"
+    "throwable-task-await 20000"
+    "global-async-semaphore 5000"
+    "swift-task-value 5000"
+    "await-all-prebuilt-tasks 20000"
+    "future-async-fan-out 5000"
 )
 
 instructions() { # shape count repetitions

@@ -121,6 +121,14 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         case "global-hops": shape = { globalQueueHops(count) }
         case "future-fan-out": shape = { futureMapStartFanOut(count) }
         case "swift-fan-out": shape = { swiftTasksAwaitingOneValue(count) }
+        // The other rows' shapes that are not mostly sleeping, waiting or I/O.
+        case "task-await": shape = { taskigTaskAwait(count: count) }
+        case "throwable-task-await": shape = { taskigThrowableTaskAwait(count: count) }
+        case "global-async-semaphore": shape = { dispatchAsyncSemaphoreAwait(count: count) }
+        case "swift-task-value": shape = { swiftTaskValue(count: count) }
+        case "await-all-prebuilt-tasks":
+            let tasks = trivialClosures(count).map { Task(action: $0) }; shape = { awaitAllPerTask(tasks) }
+        case "future-async-fan-out": shape = { taskigFutureAsyncFanOut(count: count) }
         default: fatalError("unknown shape \(arguments[0])")
         }
         for _ in 0..<(arguments.count > 2 ? Int(arguments[2])! : 1) {
