@@ -15,6 +15,13 @@ extension TaskType {
     @discardableResult
     @inlinable
     public func await() -> ResultType {
+        // The common case, a value-returning `Task` on a global queue awaited off the main
+        // thread, is a plain call; matched here so that the task is not copied on the way.
+        if let task = self as? Task<ResultType>, task.executionQueueKind == .globalConcurrent,
+            case .returning(let produce) = task.work, !MainThread.isCurrent
+        {
+            return produce()
+        }
         switch RunLaunch.launch(self) {
         case .finished(let value): return value
         case .pending(let cell): return BlockingWait.value(of: cell)!

@@ -58,6 +58,19 @@ extension ThrowableTaskType {
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
         requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
+        if delayBy <= 0, let future = self as? Future<ResultType> {
+            // Listening to a future needs no run of its own: the callback is all there is.
+            future.state.cell.whenComplete(reading: { outcome in
+                // Only handed to the one callback; a task's outcome may cross threads.
+                nonisolated(unsafe) let outcome = CompletionCell<Result<ResultType, Error>>.read(outcome)
+                if Scheduling.isOnTimerQueue {
+                    WorkerPool.shared.submit { completion(outcome) }
+                } else {
+                    completion(outcome)
+                }
+            })
+            return
+        }
         switch RunLaunch.launch(self, parent: nil, releasesOnTaskCancellation: true, start: .away(after: delayBy)) {
         case .finished(let outcome):
             completion(outcome)
