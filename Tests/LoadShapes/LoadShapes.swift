@@ -14,6 +14,7 @@ enum LoadShapes {
         "concurrency-five": concurrencyFive,
         "blocking-late": blockingLate,
         "stuck-then-quick": stuckThenQuick,
+        "short-blocking": shortBlocking,
         "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
         "future-chain": futureChain,
         "swift-heartbeat": swiftHeartbeat,
@@ -144,6 +145,19 @@ enum LoadShapes {
         let values = (first + quick + blocking).awaitAll(concurrency: 20)
         print("peak-running \(probe.peak)")
         return values == (0..<20).map { -$0 } + Array(0..<3_000) + Array(0..<20)
+    }
+
+    /// 2,000 tasks that each block for 100 µs, 50 at a time: no lane is ever inside one task
+    /// for long, yet the tasks need every lane.
+    static func shortBlocking() -> Bool {
+        let probe = RunningProbe()
+        let values = (0..<2_000).map { i in
+            Task {
+                probe.measure { usleep(100) }; return i
+            }
+        }.awaitAll(concurrency: 50)
+        print("peak-running \(probe.peak)")
+        return values == Array(0..<2_000)
     }
 
     /// 200 tasks with `async` bodies, awaited 100 at a time: more lanes block waiting for

@@ -61,6 +61,14 @@ import Testing
         #expect(measurement("peak-running", in: output) == 20, "\(output)")
     }
 
+    @Test func shortBlockingTasksReachFullConcurrency() async throws {
+        let output = try await run("short-blocking")
+        #expect(try #require(measurement("peak-running", in: output)) >= 25, "\(output)")
+        // On two lanes, 2,000 × 100 µs (more, with the timer's slack) take over 100 ms.
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds < 0.08 * timingSlack, "\(output)")
+    }
+
     @Test func asyncBodiesRunEvenWhenOrdinaryWorkHoldsEveryOtherThread() async throws {
         _ = try await run("async-bodies-past-the-limit")
     }

@@ -34,34 +34,9 @@ import Testing
 
     /// Runs the script with a watchdog: a hang is killed and fails the test.
     private func runScript(arguments: [String] = []) async throws -> String {
-        let script: URL = try #require(Self.scriptURL(), "taskig-main-thread-script was not built")
-        let (output, exitedCleanly) = try await offTheCooperativePool { () throws -> (String, Bool) in
-            let process = Process()
-            process.executableURL = script
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let watchdog = DispatchWorkItem { process.terminate() }
-            DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: watchdog)
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            watchdog.cancel()
-            let exitedCleanly = process.terminationReason == .exit && process.terminationStatus == 0
-            return (String(decoding: data, as: UTF8.self), exitedCleanly)
-        }
+        let (output, exitedCleanly) = try await runPackageExecutable(
+            "taskig-main-thread-script", arguments: arguments, timeout: 20 * timingSlack)
         #expect(exitedCleanly, "the script hung or crashed")
         return output
-    }
-
-    /// The script is built next to the test bundle.
-    private static func scriptURL() -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("taskig-main-thread-script")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory.deleteLastPathComponent()
-        }
-        return nil
     }
 }

@@ -81,7 +81,6 @@ func runAwaitAllThroughputRow(into table: Table, repetitions: Int) {
         perTask[size] = medianOf(rounds) { awaitAllPerTask(sized) }
     }
     let mean = sizes.map { perTask[$0]! }.reduce(0, +) / Double(sizes.count)
-    let worst = sizes.map { abs(perTask[$0]! / mean - 1) }.max()!
     let list = sizes.map { "\(formatCount($0)): \(formatDuration(perTask[$0]!))" }.joined(separator: ", ")
     table.add(
         TableRow(
@@ -90,5 +89,7 @@ func runAwaitAllThroughputRow(into table: Table, repetitions: Int) {
             ratio: String(
                 format: "worst %+.0f%% from the mean",
                 (sizes.map { perTask[$0]! / mean - 1 }.max(by: { abs($0) < abs($1) })!) * 100),
-            goal: "flat within ±30%", met: worst <= 0.30))
+            // Retired by issue 11: a 1k-task run lasts less than a thread's wake-up here, so the
+            // figure measures the host. Kept for information.
+            goal: "(information; the ±30% goal is retired)", met: nil))
 }

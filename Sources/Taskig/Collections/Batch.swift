@@ -12,11 +12,12 @@ import Synchronization
 /// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
 /// a lane is about to wait for a task's outcome (a callback, a network request), and, for
 /// blocking Taskig cannot see (a `sleep`, a synchronous read), when the batch looks at its
-/// lanes (see ``look()``) and finds one that has been inside the same task since the last
-/// look: each such lane gets one more beside it. The first look comes a millisecond in, and
-/// looks come twice as far apart each time they find no lane stuck, and a millisecond apart
-/// again once they do. So short tasks stay on a few threads, with few wake-ups of Taskig's
-/// timer queue, and tasks that block reach full concurrency within a few milliseconds.
+/// lanes (see ``look(after:)``): a lane that has been inside the same task since the last
+/// look gets one more beside it while fewer lanes than cores move, and when tasks took 50 µs
+/// or more each, every lane starts. The first look comes a millisecond in, and looks come twice as far apart
+/// each time they start no lane, and a millisecond apart again once they do. So short tasks
+/// stay on a few threads, with few wake-ups of Taskig's timer queue, and tasks that block
+/// reach full concurrency within a few milliseconds.
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
 /// failure under fail-fast, a race that was won) cancels the runs still going, and
@@ -45,6 +46,12 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     let isOver = Atomic(false)
     @usableFromInline
     let settledByEndedLanes = Atomic(0)
+    /// When the last look came (uptime in nanoseconds), and how many tasks had been claimed
+    /// then; written only by the looks, which run one after another.
+    @usableFromInline
+    let lastLookTime = Atomic<UInt64>(0)
+    @usableFromInline
+    let claimedAtLastLook = Atomic(0)
     @usableFromInline
     let finished = CompletionCell<Void>()
     @usableFromInline
@@ -116,7 +123,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         case .workers:
             let callerLane = callerRunsLane ? admitLane() : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
-            if concurrency > firstLanes && tasks.count > firstLanes { lookAgain(after: Self.firstLook) }
+            if concurrency > firstLanes && tasks.count > firstLanes {
+                lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                lookAgain(after: Self.firstLook)
+            }
             if let callerLane { laneLoop(self, callerLane) }
         }
         _ = BlockingWait.value(of: finished)
@@ -272,17 +282,37 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         Scheduling.after(seconds) { self.look(after: seconds) }
     }
 
-    /// Starts a lane beside each lane that has been inside one task since the last look, and
-    /// looks again: a millisecond later when it found such a lane, twice as late as `last`
-    /// otherwise; no more once every task has been claimed or the batch is over.
+    /// Tasks that take at least this long each, on average, are worth a lane each: about
+    /// what starting a lane costs, a thread's wake-up.
+    @usableFromInline
+    static var longTask: Double { 0.000_05 }
+
+    /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
+    /// started some, twice as late as `last` otherwise; no more once every task has been
+    /// claimed or the batch is over.
+    ///
+    /// A lane that has been inside one task since the last look gets one more lane beside it,
+    /// as long as fewer lanes than cores move. When the lanes took `longTask` or more per task
+    /// since the last look, whether they block (`usleep`, a synchronous read) or compute,
+    /// every lane up to `concurrency` starts: such tasks are what a bound on concurrency is
+    /// for.
     @usableFromInline
     func look(after last: Double) {
-        guard !isOver.load(ordering: .relaxed), nextIndex.load(ordering: .relaxed) < tasks.count,
-            finished.completedValue == nil
-        else { return }
-        let stuck = roster.withLock { roster in roster.lanes.filter { $0.isStuckSinceLastLook() }.count }
-        startLanes(stuck)
-        lookAgain(after: stuck > 0 ? Self.firstLook : min(2 * last, Self.longestTimeBetweenLooks))
+        let claimed = nextIndex.load(ordering: .relaxed)
+        guard !isOver.load(ordering: .relaxed), claimed < tasks.count, finished.completedValue == nil else { return }
+        let now = DispatchTime.now().uptimeNanoseconds
+        let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
+        let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
+        let (lanes, stuck) = roster.withLock { roster in
+            (roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count)
+        }
+        let tasksAreLong = claimedSince > 0 && elapsed * Double(lanes) / Double(claimedSince) >= Self.longTask
+        // A lane can also look stuck because another thread had its core; lanes are only
+        // added for stuck ones while fewer lanes than cores move.
+        let moving = lanes - stuck
+        let wanted = tasksAreLong ? concurrency - lanes : max(0, min(stuck, ActiveProcessors.count - moving))
+        startLanes(wanted)
+        lookAgain(after: wanted > 0 ? Self.firstLook : min(2 * last, Self.longestTimeBetweenLooks))
     }
 }
 
