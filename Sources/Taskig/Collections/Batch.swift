@@ -239,7 +239,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                     guard index < tasks.count else { break }
                     progress &+= 1
                     lane.progress.store(progress, ordering: .relaxed)
-                    let outcome = Work.perform(tasks[index], parent: run, frame: frame) { self.startLanes(1) }
+                    let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) {
+                        self.startLanes(1)
+                    }
                     progress &+= 1
                     lane.progress.store(progress, ordering: .relaxed)
                     settled += 1

@@ -7,15 +7,17 @@ protocol LaneWork: SendableMetatype {
     associatedtype Element
     associatedtype Outcome
 
-    /// Runs `task` as a child of `parent`; calls `beforeBlocking` when the lane is about to
-    /// wait for the task's outcome instead of computing it (the collection may start another
-    /// lane meanwhile).
+    /// Runs the task at `task` as a child of `parent`; calls `beforeBlocking` when the lane is
+    /// about to wait for the task's outcome instead of computing it (the collection may start
+    /// another lane meanwhile). The task is passed by address, so that a task whose work is a
+    /// plain call is read where it is, without a copy.
     ///
     /// `frame` is the lane's current run frame (see ``CurrentRun``), whose parent is `parent`:
     /// a task whose work is a plain call runs in it, after setting its task, so that running
     /// it allocates nothing and sets no thread-local state.
     static func perform(
-        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
+        _ task: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
+        beforeBlocking: () -> Void
     ) -> Outcome
 
     /// The queue `task` runs on, when it is not a global queue.
@@ -31,22 +33,27 @@ protocol LaneWork: SendableMetatype {
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func perform(
-        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
+        _ address: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
+        beforeBlocking: () -> Void
     ) -> Result<Element.ResultType, Error> {
         // Lanes never run on the main thread, and a global queue has no thread affinity: the
-        // lane runs a value-returning closure itself.
-        if let body = (task as? ThrowableTask<Element.ResultType>)?.body, body.queueKind == .globalConcurrent,
-            body.isPlainCall
-        {
-            guard !body.isCancelled, !(parent?.isCancelled ?? false) else {
-                return .failure(CancellableTaskError.taskWasCancelled)
+        // lane runs a value-returning closure itself. The body is read in place: the tasks
+        // array holds it for as long as the lane runs.
+        if Element.self == ThrowableTask<Element.ResultType>.self {
+            unowned(unsafe) let body = UnsafeRawPointer(address)
+                .assumingMemoryBound(to: ThrowableTask<Element.ResultType>.self).pointee.body
+            if body.queueKind == .globalConcurrent, body.isPlainCall {
+                guard !body.isCancelled, !(parent?.isCancelled ?? false) else {
+                    return .failure(CancellableTaskError.taskWasCancelled)
+                }
+                frame.pointee.task = body
+                let outcome = body.callInPlace()
+                let cancelled = frame.pointee.isCancelled
+                frame.pointee.closeIfMade()
+                return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
             }
-            frame.pointee.task = body
-            let outcome = body.callInPlace()
-            let cancelled = frame.pointee.isCancelled
-            frame.pointee.closeIfMade()
-            return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
         }
+        let task = address.pointee
         switch RunLaunch.launch(task, parent: parent) {
         case .finished(let outcome):
             return outcome
@@ -80,14 +87,20 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
 enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
     static func perform(
-        _ task: Element, parent: Run?, frame: UnsafeMutablePointer<RunFrame>, beforeBlocking: () -> Void
+        _ address: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
+        beforeBlocking: () -> Void
     ) -> Element.ResultType {
-        if let plain = task as? Task<Element.ResultType>, plain.executionQueueKind == .globalConcurrent,
-            case .returning(let produce) = plain.work
-        {
-            defer { frame.pointee.closeIfMade() }
-            return produce()
+        if Element.self == Task<Element.ResultType>.self {
+            // Read in place: a copy of the task would count references to its queue and its
+            // closure on every task of the lane.
+            let plain = UnsafeRawPointer(address).assumingMemoryBound(to: Task<Element.ResultType>.self)
+            if plain.pointee.executionQueueKind == .globalConcurrent, case .returning(let produce) = plain.pointee.work
+            {
+                defer { frame.pointee.closeIfMade() }
+                return produce()
+            }
         }
+        let task = address.pointee
         switch RunLaunch.launch(task) {
         case .finished(let value):
             return value
