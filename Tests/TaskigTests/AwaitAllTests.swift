@@ -81,18 +81,21 @@ import Testing
 
     @Test func tasksOfAFailedAwaitAllCanBeAwaitedAgain() async throws {
         // The original Taskig's own suite reuses tasks this way (testThatConcurrencyParameterWorks).
+        // The first run of `flaky` fails while the others are still running, so the failed
+        // wait gives up on their runs; the tasks themselves must stay usable.
         let attempt = LockedValue(0)
         let flaky = ThrowableTask { () -> Int in
             if attempt.update({
                 $0 += 1; return $0
             }) == 1 {
+                sleep(seconds: 0.03)
                 throw TestError(1)
             }
             return 0
         }
         let slow = (1...3).map { i in
             ThrowableTask { () -> Int in
-                sleep(seconds: 0.05)
+                sleep(seconds: 0.15)
                 return i
             }
         }

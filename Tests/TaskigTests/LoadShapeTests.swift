@@ -81,9 +81,11 @@ import Testing
         let output = try await run("swift-heartbeat", timeout: 120)
         // Swift's own load stalls the heartbeat 10–30 ms here; blocking the cooperative threads
         // stalled it 120–280 ms. What is left is the worker threads' share of two cores, which
-        // other tests running at the same time make larger.
+        // other tests running at the same time make larger. Under ThreadSanitizer that share
+        // alone takes most of a second, so there the bound is what holding the cooperative
+        // threads for the whole load would take: 10,000 × 1 ms on two threads, 5 s, halved.
         let stall = try #require(measurement("taskig-stall-ms", in: output))
-        #expect(stall < 100 * timingSlack, "\(output)")
+        #expect(stall < (timingSlack > 1 ? 2_500 : 100), "\(output)")
     }
 
     @Test func everyThreadOfTaskigsEndsOnceIdle() async throws {

@@ -17,10 +17,11 @@ struct CompletionCell<Value>: Sendable {
 
     @usableFromInline
     struct State {
-        @usableFromInline
-        var machine: CompletionStateMachine
+        /// First, so that its address is the state's (see ``valuePointer``).
         @usableFromInline
         var value: Value?
+        @usableFromInline
+        var machine: CompletionStateMachine
 
         @inlinable
         init(machine: CompletionStateMachine) {
@@ -108,12 +109,15 @@ struct CompletionCell<Value>: Sendable {
 
     /// The address of the value, once there is one. It never changes after completion, so
     /// reading it needs no lock.
+    ///
+    /// The address is the state's own, since `value` is its first field: taken as an `inout`
+    /// of the field instead, it would count as a write outside the lock, which
+    /// ThreadSanitizer rightly reports against the locked accesses of other threads.
     @inlinable
     var valuePointer: UnsafeRawPointer {
-        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
-            .withUnsafeMutablePointerToHeader { state in
-                withUnsafeMutablePointer(to: &state.pointee.value) { UnsafeRawPointer($0) }
-            }
+        assert(MemoryLayout<State>.offset(of: \State.value) == 0, "BUG IN TASKIG: a cell's value is not first")
+        return ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
+            .withUnsafeMutablePointerToHeader { UnsafeRawPointer($0) }
     }
 
     /// The value at an address a callback was given.
