@@ -38,14 +38,17 @@ enum Scheduling {
         timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay), execute: work)
     }
 
-    /// Calls `callback`, moving to a worker first when this is the timer queue: for callbacks
-    /// that run user code.
-    @usableFromInline
-    static func leavingTimerQueue(_ callback: @escaping @Sendable () -> Void) {
+    /// Calls `callback` with `value`, moving to a worker first when this is the timer queue:
+    /// for callbacks that run user code. Off the timer queue it is a plain call, with no
+    /// closure made around the callback.
+    @inlinable
+    static func leavingTimerQueue<Value>(deliver value: Value, to callback: @escaping @Sendable (Value) -> Void) {
         if isOnTimerQueue {
-            WorkerPool.shared.submit(callback)
+            // Only handed to the one callback; a task's outcome may cross threads.
+            nonisolated(unsafe) let value = value
+            WorkerPool.shared.submit { callback(value) }
         } else {
-            callback()
+            callback(value)
         }
     }
 }

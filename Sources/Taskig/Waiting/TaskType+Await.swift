@@ -39,11 +39,7 @@ extension TaskType {
         case .finished(let value):
             completion(value)
         case .pending(let cell):
-            cell.whenComplete { value in
-                // Only handed to the one callback; a task's value may cross threads.
-                nonisolated(unsafe) let value = value
-                Scheduling.leavingTimerQueue { completion(value) }
-            }
+            cell.whenComplete { value in Scheduling.leavingTimerQueue(deliver: value, to: completion) }
         }
     }
 

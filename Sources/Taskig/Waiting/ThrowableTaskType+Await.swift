@@ -61,13 +61,8 @@ extension ThrowableTaskType {
         if delayBy <= 0, let future = self as? Future<ResultType> {
             // Listening to a future needs no run of its own: the callback is all there is.
             future.state.cell.whenComplete(reading: { outcome in
-                // Only handed to the one callback; a task's outcome may cross threads.
-                nonisolated(unsafe) let outcome = CompletionCell<Result<ResultType, Error>>.read(outcome)
-                if Scheduling.isOnTimerQueue {
-                    WorkerPool.shared.submit { completion(outcome) }
-                } else {
-                    completion(outcome)
-                }
+                Scheduling.leavingTimerQueue(
+                    deliver: CompletionCell<Result<ResultType, Error>>.read(outcome), to: completion)
             })
             return
         }
@@ -75,11 +70,7 @@ extension ThrowableTaskType {
         case .finished(let outcome):
             completion(outcome)
         case .pending(let cell, _):
-            cell.whenComplete { outcome in
-                // Only handed to the one callback; a task's outcome may cross threads.
-                nonisolated(unsafe) let outcome = outcome
-                Scheduling.leavingTimerQueue { completion(outcome) }
-            }
+            cell.whenComplete { outcome in Scheduling.leavingTimerQueue(deliver: outcome, to: completion) }
         }
     }
 
