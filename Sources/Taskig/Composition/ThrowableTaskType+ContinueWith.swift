@@ -18,10 +18,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
-            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
-            return ChainSlot.put(Result { try continuation(outcome) }, in: outputSlot)
-        }
+        composedContinueWith(on: queue, continuation)
     }
 
     /// The same as ``continueWith(on:_:)`` on the global queue.
@@ -33,7 +30,15 @@ extension ThrowableTaskType {
     public func continueWith<U>(
         _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: nil, producing: U.self) { inputSlot, outputSlot, _, _ in
+        composedContinueWith(on: nil, continuation)
+    }
+
+    /// The composed task of both `continueWith`s, on `queue` (`nil`: the default global queue).
+    @inlinable
+    func composedContinueWith<U>(
+        on queue: DispatchQueue?, _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
+    ) -> ThrowableTask<U> {
+        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             return ChainSlot.put(Result { try continuation(outcome) }, in: outputSlot)
         }

@@ -16,11 +16,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ body: @escaping @Sendable () -> Void
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
-            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
-            body()
-            return ChainSlot.put(outcome, in: outputSlot)
-        }
+        composedFinally(on: queue, body)
     }
 
     /// The same as ``finally(on:_:)`` on the global queue.
@@ -30,7 +26,14 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func finally(_ body: @escaping @Sendable () -> Void) -> ThrowableTask<ResultType> {
-        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composedFinally(on: nil, body)
+    }
+
+    /// The composed task of both `finally`s, on `queue` (`nil`: the default global queue).
+    @inlinable
+    func composedFinally(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> Void) -> ThrowableTask<ResultType>
+    {
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             body()
             return ChainSlot.put(outcome, in: outputSlot)

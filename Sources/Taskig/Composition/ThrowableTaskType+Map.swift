@@ -21,11 +21,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ transform: @escaping @Sendable (ResultType) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
-            ChainSlot.put(
-                ChainSlot.take(inputSlot, as: ResultType.self).flatMap { value in Result { try transform(value) } },
-                in: outputSlot)
-        }
+        composedMap(on: queue, transform)
     }
 
     /// A task that runs this one and transforms its value, on the global queue (see
@@ -36,7 +32,16 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func map<U>(_ transform: @escaping @Sendable (ResultType) throws -> U) -> ThrowableTask<U> {
-        composed(on: nil, producing: U.self) { inputSlot, outputSlot, _, _ in
+        composedMap(on: nil, transform)
+    }
+
+    /// The composed task of both `map`s: `transform` applied on `queue` (`nil`: the default global
+    /// queue).
+    @inlinable
+    func composedMap<U>(
+        on queue: DispatchQueue?, _ transform: @escaping @Sendable (ResultType) throws -> U
+    ) -> ThrowableTask<U> {
+        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
             ChainSlot.put(
                 ChainSlot.take(inputSlot, as: ResultType.self).flatMap { value in Result { try transform(value) } },
                 in: outputSlot)

@@ -13,9 +13,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ transform: @escaping @Sendable (Error) -> Error
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
-            ChainSlot.put(ChainSlot.take(inputSlot, as: ResultType.self).mapError(transform), in: outputSlot)
-        }
+        composedMapError(on: queue, transform)
     }
 
     /// The same as ``mapError(on:_:)`` on the global queue.
@@ -25,7 +23,15 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (Error) -> Error) -> ThrowableTask<ResultType> {
-        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composedMapError(on: nil, transform)
+    }
+
+    /// The composed task of both `mapError`s, on `queue` (`nil`: the default global queue).
+    @inlinable
+    func composedMapError(
+        on queue: DispatchQueue?, _ transform: @escaping @Sendable (Error) -> Error
+    ) -> ThrowableTask<ResultType> {
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
             ChainSlot.put(ChainSlot.take(inputSlot, as: ResultType.self).mapError(transform), in: outputSlot)
         }
     }

@@ -13,11 +13,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ recovery: @escaping @Sendable (Error) throws -> ResultType
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
-            let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
-            guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
-            return ChainSlot.put(Result { try recovery(error) }, in: outputSlot)
-        }
+        composedRecover(on: queue, recovery)
     }
 
     /// The same as `recover(on:_:)` on the global queue.
@@ -27,7 +23,15 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     public func recover(_ recovery: @escaping @Sendable (Error) throws -> ResultType) -> ThrowableTask<ResultType> {
-        composed(on: nil, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composedRecover(on: nil, recovery)
+    }
+
+    /// The composed task of both `recover`s, on `queue` (`nil`: the default global queue).
+    @inlinable
+    func composedRecover(
+        on queue: DispatchQueue?, _ recovery: @escaping @Sendable (Error) throws -> ResultType
+    ) -> ThrowableTask<ResultType> {
+        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
             return ChainSlot.put(Result { try recovery(error) }, in: outputSlot)
