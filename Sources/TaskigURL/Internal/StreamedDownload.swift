@@ -58,9 +58,7 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         do {
-            guard let response = response as? HTTPURLResponse else {
-                throw TaskigURLError.notHTTPResponse(response.url)
-            }
+            let response = try HTTPTransfer<URL>.httpResponse(response, error: nil)
             let partFile = DownloadPlacement.partFile(for: destination)
             guard FileManager.default.createFile(atPath: partFile.path, contents: nil) else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: partFile.path])
