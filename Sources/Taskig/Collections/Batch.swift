@@ -88,15 +88,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         case callerOnly
     }
 
-    /// - Parameter cancellable: something other than an outcome may end the batch early (a
-    ///   progress to watch); the batch then has a run even outside any other.
     @inlinable
-    init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink, cancellable: Bool = false) {
+    init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink) {
         self.tasks = tasks
         self.concurrency = concurrency
         self.sink = sink
         let parent = CurrentRun.run
-        let endsEarly = sink.mayEndEarly || cancellable
+        let endsEarly = sink.mayEndEarly
         self.run =
             endsEarly || (parent?.isCancellable ?? false) ? Run(parent: parent, cancellable: endsEarly) : nil
         self.laneLoop = { batch, lane in batch.runLane(lane) }
@@ -173,8 +171,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         if Work.tasksTagTheirQueues && !QueueAffinity.isOnTaggedQueue { return false }
         let onMainThread = MainThread.isCurrent
         return tasks.contains { task in
-            guard let queue = Work.nonGlobalQueue(of: task) else { return false }
-            let kind = QueueAffinity.kind(of: queue)
+            guard let (queue, kind) = Work.nonGlobalQueue(of: task) else { return false }
             if kind == .main && onMainThread { return false }
             return QueueAffinity.isCurrent(queue, kind: kind)
         }
@@ -245,7 +242,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                     progress &+= 1
                     lane.progress.store(progress, ordering: .relaxed)
                     settled += 1
-                    lane.settled.store(settled, ordering: .relaxed)
                     if sink.record(outcome, at: index) {
                         end(cancelled: false)
                         break

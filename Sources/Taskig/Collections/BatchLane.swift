@@ -3,18 +3,14 @@ import Synchronization
 /// One lane of a ``Batch``: a loop on one thread that takes the next task, runs it to
 /// completion, and takes the next, until none is left.
 ///
-/// The lane counts on its own cache line, so that lanes on different cores never write to
-/// the same memory for their bookkeeping; only the batch's looks at stuck lanes read these
-/// counts (see ``Batch``).
+/// Each lane counts its own progress, so that lanes never write to the same counter for their
+/// bookkeeping; only the batch's looks at stuck lanes read it (see ``Batch``).
 @usableFromInline
 final class BatchLane: Sendable {
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
     /// the lane is inside a task.
     @usableFromInline
     let progress = Atomic<UInt>(0)
-    /// How many tasks the lane has settled.
-    @usableFromInline
-    let settled = Atomic<Int>(0)
     /// ``progress`` at the batch's last look.
     @usableFromInline
     let progressAtLastLook = Atomic<UInt>(0)

@@ -20,8 +20,8 @@ protocol LaneWork: SendableMetatype {
         beforeBlocking: () -> Void
     ) -> Outcome
 
-    /// The queue `task` runs on, when it is not a global queue.
-    static func nonGlobalQueue(of task: Element) -> DispatchQueue?
+    /// The queue `task` runs on, and its kind, when it is not a global queue.
+    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
 
     /// Whether every task's queue, when it is not a global one, was tagged when the task was
     /// made (see ``QueueAffinity/isOnTaggedQueue``).
@@ -47,10 +47,7 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
                     return .failure(CancellableTaskError.taskWasCancelled)
                 }
                 frame.pointee.task = body
-                let outcome = body.callInPlace()
-                let cancelled = frame.pointee.isCancelled
-                frame.pointee.closeIfMade()
-                return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+                return frame.pointee.finishInPlace(body.callInPlace())
             }
         }
         let task = address.pointee
@@ -67,13 +64,12 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     }
 
     @inlinable
-    static func nonGlobalQueue(of task: Element) -> DispatchQueue? {
+    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
         if let body = (task as? ThrowableTask<Element.ResultType>)?.body {
-            return body.queueKind == .globalConcurrent ? nil : body.queue
+            return body.queueKind == .globalConcurrent ? nil : (body.executionQueue, body.queueKind)
         }
         if task is ListeningTask { return nil }
-        let queue = task.executionQueue
-        return QueueAffinity.kind(of: queue) == .globalConcurrent ? nil : queue
+        return QueueAffinity.nonGlobal(task.executionQueue)
     }
 
     @inlinable
@@ -101,7 +97,7 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
             }
         }
         let task = address.pointee
-        switch RunLaunch.launch(task) {
+        switch RunLaunch.launch(task, context: parent) {
         case .finished(let value):
             return value
         case .pending(let cell):
@@ -111,12 +107,12 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
     }
 
     @inlinable
-    static func nonGlobalQueue(of task: Element) -> DispatchQueue? {
+    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
         if let plain = task as? Task<Element.ResultType> {
-            return plain.executionQueueKind == .globalConcurrent ? nil : plain.chosenQueue
+            return plain.executionQueueKind == .globalConcurrent
+                ? nil : (plain.executionQueue, plain.executionQueueKind)
         }
-        let queue = task.executionQueue
-        return QueueAffinity.kind(of: queue) == .globalConcurrent ? nil : queue
+        return QueueAffinity.nonGlobal(task.executionQueue)
     }
 
     @inlinable

@@ -202,11 +202,7 @@ final class ChainRun: Sendable {
         if exchanged { return }
         phase.store(Phase.running, ordering: .relaxed)
         // Steps never run on Taskig's timer queue, which must stay free for the other timers.
-        if Scheduling.isOnTimerQueue {
-            WorkerPool.shared.submit { self.drive(from: position + 1) }
-        } else {
-            drive(from: position + 1)
-        }
+        Scheduling.leavingTimerQueue(deliver: position + 1) { self.drive(from: $0) }
     }
 
     /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns

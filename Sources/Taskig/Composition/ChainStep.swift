@@ -18,7 +18,6 @@ enum ChainStep {
             _ position: Int
         ) -> Bool
 
-    /// The step of a body that is not composed, never applied.
     /// Starts a chain's first body, the one its first step continues, and puts its outcome
     /// in `output`. Returns `true` when the outcome is already there, `false` when the chain
     /// will be resumed once it is (see ``ChainRun/resume(at:)``). Made where the first step is
@@ -33,6 +32,7 @@ enum ChainStep {
         preconditionFailure("BUG IN TASKIG: started the source of a body that does not begin a chain")
     }
 
+    /// The step of a body that is not composed, never applied.
     @usableFromInline
     static let none: Apply = { _, _, _, _ in
         preconditionFailure("BUG IN TASKIG: a step was applied on a task that is not composed")

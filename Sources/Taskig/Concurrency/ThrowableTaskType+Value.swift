@@ -46,7 +46,7 @@ extension TaskType {
     /// ```
     public var value: ResultType {
         get async {
-            switch CurrentRun.whileRunning(nil, { RunLaunch.launch(self, start: .away(after: 0)) }) {
+            switch RunLaunch.launch(self, context: nil, start: .away(after: 0)) {
             case .finished(let value):
                 return value
             case .pending(let cell):

@@ -43,11 +43,8 @@ extension ThrowableTaskType {
             }
         })
         run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
-        if self is ListeningTask {
+        RunLaunch.placement(of: self, body: body, release: .never, start: .away(after: 0)).send {
             cell.startIfNeeded()
-        } else {
-            let kind = body?.queueKind ?? QueueAffinity.kind(of: executionQueue)
-            RunPlacement.away(of: kind, on: body?.queue ?? executionQueue).send { cell.startIfNeeded() }
         }
         return Future(state: FutureState(cell: cell, run: run))
     }

@@ -74,7 +74,7 @@ enum CancellationWord {
     /// Removes a handler that has not run; does nothing when it ran or was dropped.
     @usableFromInline
     static func removeHandler(_ key: CancellationHandlers.Key, from word: borrowing Atomic<UInt>) {
-        table(in: word.load(ordering: .acquiring))?.remove(key)
+        existingTable(in: word)?.remove(key)
     }
 
     /// Marks the word closed: its handlers are dropped without running, later ones are
@@ -86,8 +86,6 @@ enum CancellationWord {
         return table(in: original)?.close()
     }
 
-    /// The word's handler table, if it has one; only for the owner of the word, which must
-    /// not outlive it.
     /// Notes that cancellation from above now reaches the word as it happens.
     @usableFromInline
     static func markLinked(_ word: borrowing Atomic<UInt>) {
@@ -103,6 +101,8 @@ enum CancellationWord {
         return bits & (linkedBit | closedBit) == linkedBit ? false : nil
     }
 
+    /// The word's handler table, if it has one; only for the owner of the word, which must
+    /// not outlive it.
     @usableFromInline
     static func existingTable(in word: borrowing Atomic<UInt>) -> CancellationHandlers? {
         table(in: word.load(ordering: .acquiring))

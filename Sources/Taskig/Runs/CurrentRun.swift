@@ -50,7 +50,7 @@ enum CurrentRun {
     /// Runs `body` with `frame` as the frame of the run executing here, then restores what
     /// was set before. `body` gets the frame's address, through which alone the frame may be
     /// changed meanwhile. The caller closes a run the frame made (see
-    /// ``RunFrame/closeIfMade(nextTask:)``).
+    /// ``RunFrame/closeIfMade()``).
     @inlinable
     static func whileRunning<Result>(
         _ frame: inout RunFrame,
@@ -112,15 +112,24 @@ struct RunFrame {
         return parent?.isCancelled ?? false
     }
 
-    /// Closes the run if this frame made it, and readies the frame for another run of
-    /// `task` under the same parent.
+    /// Ends a run made in place in this frame: `outcome`, or ``CancellableTaskError/taskWasCancelled``
+    /// when the run was cancelled meanwhile; a run the frame made is closed.
     @inlinable
-    mutating func closeIfMade(nextTask task: (any CancellationSource)? = nil) {
+    mutating func finishInPlace<Value>(_ outcome: Result<Value, Error>) -> Result<Value, Error> {
+        let cancelled = isCancelled
+        closeIfMade()
+        return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+    }
+
+    /// Closes the run if this frame made it, and readies the frame for another run under the
+    /// same parent. The task is forgotten too: the frame does not keep it alive.
+    @inlinable
+    mutating func closeIfMade() {
         if madeRun {
             run?.close()
             run = nil
             madeRun = false
         }
-        self.task = task
+        task = nil
     }
 }

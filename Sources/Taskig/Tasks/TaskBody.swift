@@ -238,7 +238,7 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
         switch work {
-        case .plainCall: completion(Result(catching: plainCall))
+        case .plainCall: completion(callInPlace())
         case .reporting(let start): start(completion)
         case .source(let source): source.start(reportingTo: completion)
         case .listening(let future): future.cell.whenComplete(completion)

@@ -57,15 +57,13 @@ final class RetryWork<Value>: SourceWork {
         start: RunLaunch.Start,
         completion: @escaping @Sendable (Result<Value, Error>) -> Void
     ) {
-        if parent?.isCancelled == true {
-            completion(.failure(CancellableTaskError.taskWasCancelled))
-            return
-        }
+        // A cancelled parent needs no check here: the launch below then starts nothing, and
+        // its outcome is reported as the cancellation.
         let next: @Sendable (Result<Value, Error>) -> Void = { outcome in
+            let cancelled = parent?.isCancelled == true
             guard case .failure(let error) = outcome, attempt < self.attempts, !(error is CancellableTaskError),
-                parent?.isCancelled != true
+                !cancelled
             else {
-                let cancelled = parent?.isCancelled == true
                 completion(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
                 return
             }

@@ -77,16 +77,14 @@ enum RunLaunch {
             // A plain call, whose run gets a `Run` object only if its work asks for one.
             var frame = RunFrame(parent: parent, task: token)
             let outcome = CurrentRun.whileRunning(&frame) { _ in body.callInPlace() }
-            let cancelled = frame.isCancelled
-            frame.closeIfMade()
-            return .finished(cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome)
+            return .finished(frame.finishInPlace(outcome))
         }
         let run: Run? =
-            releasesEarly || token != nil || (parent?.isCancellable ?? false)
+            isCancellable || token != nil
             ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin) : nil
         let context = run ?? parent
         let cell = CompletionCell<Result<Work.ResultType, Error>>()
-        if let run, run.isCancellable {
+        if let run, isCancellable {
             run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
         }
         // A task's contract lets Taskig start it on any thread, which is all the job does.
@@ -117,8 +115,17 @@ enum RunLaunch {
     ) -> RunPlacement {
         // Listening to a future only registers a callback: it never blocks.
         if body?.startsByListening ?? (task is ListeningTask) { return .inPlace }
-        let queue = body.map { $0.queue } ?? task.executionQueue
-        let kind = body?.queueKind ?? QueueAffinity.kind(of: task.executionQueue)
+        if let body { return placement(of: body.queueKind, on: body.queue, release: release, start: start) }
+        let queue = task.executionQueue
+        return placement(of: QueueAffinity.kind(of: queue), on: queue, release: release, start: start)
+    }
+
+    /// Where work on `queue`, of `kind`, starts: near a caller that waits for it (see
+    /// ``RunPlacement/forWork(of:on:release:)``), or away from one that does not.
+    @inlinable
+    static func placement(
+        of kind: QueueAffinity.Kind, on queue: DispatchQueue?, release: RunPlacement.Release, start: Start
+    ) -> RunPlacement {
         guard case .nearby = start else { return RunPlacement.away(of: kind, on: queue) }
         return RunPlacement.forWork(of: kind, on: queue, release: release)
     }
@@ -130,22 +137,25 @@ enum RunLaunch {
         case pending(CompletionCell<Value>)
     }
 
-    /// Starts a run of a task that cannot fail, whose work sees the current run (see
-    /// ``CurrentRun``) as its own: such a task cannot be cancelled, so its waiter always
-    /// waits for the work.
+    /// Starts a run of a task that cannot fail, whose work sees `context` as its own run:
+    /// such a task cannot be cancelled, so its waiter always waits for the work. `context` is
+    /// asked for only when the work does not run in place, where the current run already is
+    /// its run.
     @inlinable
-    static func launch<Work: TaskType>(_ task: Work, start: Start = .nearby) -> PlainLaunched<Work.ResultType> {
-        let plain = task as? Task<Work.ResultType>
-        let kind = plain?.executionQueueKind ?? QueueAffinity.kind(of: task.executionQueue)
-        let queue = plain.map { $0.chosenQueue } ?? task.executionQueue
-        let placement =
-            start == .nearby
-            ? RunPlacement.forWork(of: kind, on: queue, release: .never) : RunPlacement.away(of: kind, on: queue)
-        if placement == .inPlace, let plain, case .returning(let produce) = plain.work {
-            return .finished(produce())
+    static func launch<Work: TaskType>(
+        _ task: Work, context: @autoclosure () -> Run?, start: Start = .nearby
+    ) -> PlainLaunched<Work.ResultType> {
+        let placement: RunPlacement
+        if let plain = task as? Task<Work.ResultType> {
+            placement = Self.placement(
+                of: plain.executionQueueKind, on: plain.chosenQueue, release: .never, start: start)
+            if placement == .inPlace, case .returning(let produce) = plain.work { return .finished(produce()) }
+        } else {
+            let queue = task.executionQueue
+            placement = Self.placement(of: QueueAffinity.kind(of: queue), on: queue, release: .never, start: start)
         }
         let cell = CompletionCell<Work.ResultType>()
-        let context = CurrentRun.run
+        let context = context()
         nonisolated(unsafe) let task = task
         placement.send(after: start.delay) {
             CurrentRun.whileRunning(context) {

@@ -22,7 +22,7 @@ extension TaskType {
         {
             return produce()
         }
-        switch RunLaunch.launch(self) {
+        switch RunLaunch.launch(self, context: CurrentRun.run) {
         case .finished(let value): return value
         case .pending(let cell): return BlockingWait.value(of: cell)!
         }
@@ -35,7 +35,7 @@ extension TaskType {
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
         requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
-        switch CurrentRun.whileRunning(nil, { RunLaunch.launch(self, start: .away(after: delayBy)) }) {
+        switch RunLaunch.launch(self, context: nil, start: .away(after: delayBy)) {
         case .finished(let value):
             completion(value)
         case .pending(let cell):

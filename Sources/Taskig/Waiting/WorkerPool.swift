@@ -49,14 +49,6 @@ final class WorkerPool: Sendable {
         state = LockedState(WorkerPoolState(maximumThreads: maximumThreads, reservedForSwiftJobs: reservedForSwiftJobs))
     }
 
-    var maximumThreads: Int { state.withLock { $0.maximumThreads } }
-
-    /// The number of threads the pool has now, busy or idle.
-    var threadCount: Int { state.withLock { $0.threadCount } }
-
-    /// How many jobs wait for a thread now.
-    var waitingCount: Int { state.withLock { $0.waitingCount } }
-
     /// Runs `job` on a worker thread: at once when one may take it, otherwise as soon as one
     /// comes free.
     @usableFromInline
