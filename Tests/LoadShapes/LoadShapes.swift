@@ -150,16 +150,23 @@ enum LoadShapes {
     }
 
     /// 2,000 tasks that each block for 100 µs, 50 at a time: no lane is ever inside one task
-    /// for long, yet the tasks need every lane.
+    /// for long, yet the tasks need every lane. The same tasks on two lanes are the baseline,
+    /// timed in this process, so that a loaded machine slows both alike.
     static func shortBlocking() -> Bool {
         let probe = RunningProbe()
-        let values = (0..<2_000).map { i in
+        let tasks = (0..<2_000).map { i in
             Task {
                 probe.measure { usleep(100) }; return i
             }
-        }.awaitAll(concurrency: 50)
+        }
+        let fiftyLanesStart = DispatchTime.now()
+        let values = tasks.awaitAll(concurrency: 50)
+        print("fifty-lanes-seconds \(secondsSince(fiftyLanesStart))")
         print("peak-running \(probe.peak)")
-        return values == Array(0..<2_000)
+        let twoLanesStart = DispatchTime.now()
+        let twoLaneValues = tasks.awaitAll(concurrency: 2)
+        print("two-lanes-seconds \(secondsSince(twoLanesStart))")
+        return values == Array(0..<2_000) && twoLaneValues == values
     }
 
     /// 200 tasks with `async` bodies, awaited 100 at a time: more lanes block waiting for

@@ -63,10 +63,12 @@ import Testing
 
     @Test func shortBlockingTasksReachFullConcurrency() async throws {
         let output = try await run("short-blocking")
-        #expect(try #require(measurement("peak-running", in: output)) >= 25, "\(output)")
-        // On two lanes, 2,000 × 100 µs (more, with the timer's slack) take over 100 ms.
-        let seconds = try #require(measurement("seconds", in: output))
-        #expect(seconds < 0.08 * timingSlack, "\(output)")
+        // Quiet, all 50 run at once; other tests on the two cores slow the lanes' start, but
+        // never down to the two lanes that a wait for cores alone would give.
+        #expect(try #require(measurement("peak-running", in: output)) >= 10, "\(output)")
+        let fiftyLanes = try #require(measurement("fifty-lanes-seconds", in: output))
+        let twoLanes = try #require(measurement("two-lanes-seconds", in: output))
+        #expect(fiftyLanes < twoLanes / 4, "\(output)")
     }
 
     @Test func asyncBodiesRunEvenWhenOrdinaryWorkHoldsEveryOtherThread() async throws {
