@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 
 /// One collection wait (`awaitAll`, `awaitFirst`, …): runs its tasks on lanes, at most
@@ -20,8 +21,8 @@ import Synchronization
 /// reach full concurrency within a few milliseconds.
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
-/// failure under fail-fast, a race that was won) cancels the runs still going, and
-/// cancelling it (its parent run) ends it.
+/// failure under fail-fast, a race that was won, a cancelled `Progress`, a `completions` loop
+/// left early) cancels the runs still going, and cancelling it (its parent run) ends it.
 ///
 /// Synchronization: the tasks never change; claims go through `nextIndex`; each lane writes
 /// only its own counters; the roster of lanes sits behind its lock; the sink synchronizes
@@ -65,6 +66,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// for every task.
     @usableFromInline
     let laneLoop: @Sendable (Batch, BatchLane) -> Void
+    /// Where the batch reports the tasks that settle, when its caller passed a `Progress`.
+    @usableFromInline
+    let progress: BatchProgress?
 
     /// The lanes running or about to run.
     @usableFromInline
@@ -89,12 +93,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     @inlinable
-    init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink) {
+    init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink, progress: Progress? = nil) {
         self.tasks = tasks
         self.concurrency = concurrency
         self.sink = sink
+        self.progress = progress.map(BatchProgress.init)
         let parent = CurrentRun.run
-        let endsEarly = sink.mayEndEarly
+        let endsEarly = sink.mayEndEarly || progress != nil
         self.run =
             endsEarly || (parent?.isCancellable ?? false) ? Run(parent: parent, cancellable: endsEarly) : nil
         self.laneLoop = { batch, lane in batch.runLane(lane) }
@@ -105,32 +110,60 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func runAndWait(lanesOn queue: DispatchQueue) {
         guard !tasks.isEmpty else { return }
+        if let callerLane = start(lanesOn: queue, callerMayRunALane: true) {
+            laneLoop(self, callerLane)
+        }
+        _ = BlockingWait.value(of: finished)
+        close()
+    }
+
+    /// Starts the lanes and returns the lane the caller runs itself, if any: every task,
+    /// one after the other, when the caller must run them in place (see ``placement(lanesOn:tasks:run:)``);
+    /// otherwise, when `callerMayRunALane`, one lane beside the others where that helps.
+    @inlinable
+    func start(lanesOn queue: DispatchQueue, callerMayRunALane: Bool) -> BatchLane? {
         if sink.endsOnCancellation, let run {
             run.onCancel { self.end(cancelled: true) }
         }
+        progress?.begin(
+            taskCount: tasks.count, countSettled: { self.settledCount },
+            cancel: { [weak self] in self?.end(cancelled: true) })
         let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, run: run)
         placement.withLock { $0 = lanePlacement }
         let firstLanes = min(concurrency, tasks.count, ActiveProcessors.count)
         switch lanePlacement {
         case .callerOnly:
-            laneLoop(self, admitLane()!)
+            return admitLane()
         case .queue:
             // One lane each: a lane that finds nothing to take ends, and blocked lanes on a
             // queue the caller named are for that queue to schedule.
             startLanes(min(concurrency, tasks.count))
+            return nil
         case .workers:
-            let callerLane = callerRunsLane ? admitLane() : nil
+            let callerLane = callerRunsLane && callerMayRunALane ? admitLane() : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
             if concurrency > firstLanes && tasks.count > firstLanes {
                 lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 lookAgain(after: Self.firstLook)
             }
-            if let callerLane { laneLoop(self, callerLane) }
+            return callerLane
         }
-        _ = BlockingWait.value(of: finished)
-        // Drops the batch's handlers and its link to the caller's run; lanes still running
-        // (the batch ended early) see it as cancelled.
+    }
+
+    /// Ends the caller's part once it has what it waited for: the progress gets its final
+    /// count, and the run drops its handlers and its link to the caller's run; lanes still
+    /// running (the batch ended early) see it as cancelled.
+    @inlinable
+    func close() {
+        progress?.finish()
         run?.close()
+    }
+
+    /// How many tasks settled so far: each lane counts its own (see ``BatchLane``).
+    @usableFromInline
+    var settledCount: Int {
+        settledByEndedLanes.load(ordering: .acquiring)
+            + roster.withLock { roster in roster.lanes.reduce(0) { $0 + $1.settledCount } }
     }
 
     /// Where the lanes run, and whether the caller runs one itself.
@@ -224,32 +257,56 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// Runs `lane` until no task is left for it or the batch is over.
     @inlinable
     func runLane(_ lane: BatchLane) {
-        var settled = 0
         // One frame for the lane's whole life; between tasks only its task changes.
         var frame = RunFrame(parent: run, task: nil)
         CurrentRun.whileRunning(&frame) { frame in
             tasks.withUnsafeBufferPointer { tasks in
-                // Only this lane writes its counts: plain stores, no read-modify-write.
-                var progress = lane.progress.load(ordering: .relaxed)
-                while !isOver.load(ordering: .relaxed) {
-                    let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard index < tasks.count else { break }
-                    progress &+= 1
-                    lane.progress.store(progress, ordering: .relaxed)
-                    let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) {
-                        self.startLanes(1)
-                    }
-                    progress &+= 1
-                    lane.progress.store(progress, ordering: .relaxed)
-                    settled += 1
-                    if sink.record(outcome, at: index) {
-                        end(cancelled: false)
-                        break
-                    }
-                }
+                while runNextTask(of: tasks, on: lane, frame: frame) {}
             }
         }
+        endLane(lane)
+    }
+
+    /// Runs the next task on `lane`, the caller's, in place (the caller runs the tasks of a
+    /// `completions` loop one at a time when it must run them itself); returns whether there
+    /// was one. The lane ends once there is none.
+    @inlinable
+    func runNextTaskInPlace(on lane: BatchLane) -> Bool {
+        var frame = RunFrame(parent: run, task: nil)
+        let ran = CurrentRun.whileRunning(&frame) { frame in
+            tasks.withUnsafeBufferPointer { tasks in runNextTask(of: tasks, on: lane, frame: frame) }
+        }
+        if !ran { endLane(lane) }
+        return ran
+    }
+
+    /// Claims the next task, runs it on `lane` and records its outcome; returns whether the
+    /// lane may go on.
+    @inlinable
+    @inline(__always)
+    func runNextTask(
+        of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>
+    ) -> Bool {
+        guard !isOver.load(ordering: .relaxed) else { return false }
+        let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
+        guard index < tasks.count else { return false }
+        lane.enterTask()
+        let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) { self.startLanes(1) }
+        lane.leaveTask()
+        if sink.record(outcome, at: index) {
+            end(cancelled: false)
+            return false
+        }
+        progress?.taskSettled()
+        return true
+    }
+
+    /// Takes `lane` off the roster and adds what it settled to the batch's count; the lane that
+    /// brings it to the number of tasks finishes the batch.
+    @inlinable
+    func endLane(_ lane: BatchLane) {
         removeLane(lane)
+        let settled = lane.settledCount
         if settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue == tasks.count {
             finished.complete(with: ())
         }

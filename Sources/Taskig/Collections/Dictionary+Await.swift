@@ -1,8 +1,10 @@
 import Dispatch
+import Foundation
 
 extension Dictionary where Value: ThrowableTaskType {
     /// Runs every task, at most `concurrency` at once, and returns their values under the
-    /// same keys. Fails fast like ``Swift/Sequence/awaitAll(_:concurrency:)-23f64``.
+    /// same keys. Fails fast, and counts the tasks in `progress`, like the sequence's
+    /// `awaitAll`.
     ///
     /// ```swift
     /// let sizes = try ["a": sizeOf(a), "b": sizeOf(b)].awaitAll()   // ["a": 10, "b": 20]
@@ -10,20 +12,23 @@ extension Dictionary where Value: ThrowableTaskType {
     @inlinable
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        progress: Progress? = nil
     ) throws -> [Key: Value.ResultType] {
-        let values = try self.values.awaitAll(queue, concurrency: concurrency)
+        let values = try self.values.awaitAll(queue, concurrency: concurrency, progress: progress)
         return Dictionary<Key, Value.ResultType>(uniqueKeysWithValues: zip(keys, values))
     }
 
     /// Runs every task, at most `concurrency` at once, lets each settle, and returns their
-    /// outcomes under the same keys.
+    /// outcomes under the same keys; counts the tasks in `progress` like the sequence's
+    /// `awaitAllResults`.
     @inlinable
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        progress: Progress? = nil
     ) -> [Key: Result<Value.ResultType, Error>] {
-        let results = values.awaitAllResults(queue, concurrency: concurrency)
+        let results = values.awaitAllResults(queue, concurrency: concurrency, progress: progress)
         return Dictionary<Key, Result<Value.ResultType, Error>>(uniqueKeysWithValues: zip(keys, results))
     }
 

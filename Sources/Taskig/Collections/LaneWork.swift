@@ -32,6 +32,7 @@ protocol LaneWork: SendableMetatype {
 @usableFromInline
 enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
+    @inline(__always)
     static func perform(
         _ address: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
         beforeBlocking: () -> Void
@@ -50,7 +51,17 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
                 return frame.pointee.finishInPlace(body.callInPlace())
             }
         }
-        let task = address.pointee
+        return launch(address.pointee, parent: parent, beforeBlocking: beforeBlocking)
+    }
+
+    /// Runs a task that is not a plain call on the lane's thread: a launch, and a wait
+    /// for its outcome. Kept out of ``perform(_:parent:frame:beforeBlocking:)``, which every
+    /// task of a lane inlines.
+    @inlinable
+    @inline(never)
+    static func launch(
+        _ task: Element, parent: Run?, beforeBlocking: () -> Void
+    ) -> Result<Element.ResultType, Error> {
         switch RunLaunch.launch(task, parent: parent) {
         case .finished(let outcome):
             return outcome

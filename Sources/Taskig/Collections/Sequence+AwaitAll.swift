@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 extension Sequence where Element: ThrowableTaskType {
     /// Runs every task, at most `concurrency` at once, and returns their values in input
@@ -18,15 +19,22 @@ extension Sequence where Element: ThrowableTaskType {
     ///     threads, so tasks that block cannot starve Dispatch's global pool; a serial
     ///     queue you are already on runs them in place.
     ///   - concurrency: the most tasks running at once; at least 1.
+    ///   - progress: counts the tasks: the wait adds their number to its `totalUnitCount`
+    ///     and each task that settles to its `completedUnitCount` (see
+    ///     <doc:CollectionsOfTasks>). `progress.cancel()` ends the wait, which throws
+    ///     ``CancellableTaskError/taskWasCancelled``; a progress cancelled already starts
+    ///     nothing.
     @inlinable
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        progress: Progress? = nil
     ) throws -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
+        if let progress, progress.isCancelled { throw CancellableTaskError.taskWasCancelled }
         let tasks = Array(self)
         let slots = FailFastSlots<Element.ResultType>(count: tasks.count)
-        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots)
+        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress)
             .runAndWait(lanesOn: queue)
         return try slots.values()
     }
@@ -34,26 +42,38 @@ extension Sequence where Element: ThrowableTaskType {
     /// Runs every task, at most `concurrency` at once, lets every one of them settle, and
     /// returns their outcomes in input order.
     ///
-    /// When the run this wait is nested in is cancelled, it returns at once, and the tasks
-    /// that had not settled count as cancelled.
+    /// When the run this wait is nested in is cancelled, or `progress` is, it returns at once,
+    /// and the tasks that had not settled count as cancelled.
     ///
     /// ```swift
     /// for case .failure(let error) in uploads.awaitAllResults() {
     ///     print("one upload failed:", error)
     /// }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: where the waiting lanes run; see ``awaitAll(_:concurrency:progress:)``.
+    ///   - concurrency: the most tasks running at once; at least 1.
+    ///   - progress: counts the tasks as ``awaitAll(_:concurrency:progress:)`` does.
+    ///     `progress.cancel()` ends the wait; a progress cancelled already starts nothing.
     @inlinable
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        progress: Progress? = nil
     ) -> [Result<Element.ResultType, Error>] {
         checkConcurrency(concurrency, of: "awaitAllResults")
         let tasks = Array(self)
+        if let progress, progress.isCancelled {
+            return Array(repeating: .failure(CancellableTaskError.taskWasCancelled), count: tasks.count)
+        }
         guard !tasks.isEmpty else { return [] }
-        if CurrentRun.run?.isCancellable ?? false {
+        if progress != nil || CurrentRun.run?.isCancellable ?? false {
             let slots = SettledSlots<Element.ResultType>(count: tasks.count)
-            Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots)
-                .runAndWait(lanesOn: queue)
+            Batch(
+                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress
+            )
+            .runAndWait(lanesOn: queue)
             return slots.outcomes()
         }
         return [Result<Element.ResultType, Error>](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in

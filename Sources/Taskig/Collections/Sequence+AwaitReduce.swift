@@ -1,3 +1,5 @@
+import Foundation
+
 extension Sequence {
     /// Folds the elements through tasks, one at a time and in order: each step makes a task
     /// from the state so far and the next element, and waits for it. Stops at the first
@@ -8,14 +10,45 @@ extension Sequence {
     ///     ThrowableTask { sum + n }
     /// }   // 6
     /// ```
+    ///
+    /// - Parameters:
+    ///   - initial: the state before the first step.
+    ///   - progress: counts the steps: the fold adds the number of elements to its
+    ///     `totalUnitCount` and each step that succeeds to its `completedUnitCount`.
+    ///     `progress.cancel()` cancels the step that runs and throws
+    ///     ``CancellableTaskError/taskWasCancelled``; a progress cancelled already runs
+    ///     nothing.
+    ///   - next: makes the task of one step.
     @inlinable
     public func awaitReduce<State, Step: ThrowableTaskType>(
         _ initial: State,
+        progress: Progress? = nil,
         _ next: (State, Element) throws -> Step
     ) throws -> State where Step.ResultType == State {
+        guard let progress else {
+            var state = initial
+            for element in self {
+                state = try next(state, element).await()
+            }
+            return state
+        }
+        if progress.isCancelled { throw CancellableTaskError.taskWasCancelled }
+        let elements = Array(self)
+        // The steps are children of this run, so cancelling it releases the fold at once.
+        let run = Run(parent: CurrentRun.run, cancellable: true)
+        progress.totalUnitCount += Int64(elements.count)
+        let previous = ProgressCancellation.install(on: progress) { [weak run] in run?.cancel() }
+        defer {
+            run.close()
+            ProgressCancellation.restore(previous, on: progress)
+        }
         var state = initial
-        for element in self {
-            state = try next(state, element).await()
+        try CurrentRun.whileRunning(run) {
+            for element in elements {
+                if run.isCancelled { throw CancellableTaskError.taskWasCancelled }
+                state = try next(state, element).await()
+                progress.completedUnitCount += 1
+            }
         }
         return state
     }

@@ -106,6 +106,7 @@ struct RunFrame {
     }
 
     @inlinable
+    @inline(__always)
     var isCancelled: Bool {
         if let run { return run.isCancelled }
         if let task, task.isCancelled { return true }
@@ -115,6 +116,7 @@ struct RunFrame {
     /// Ends a run made in place in this frame: `outcome`, or ``CancellableTaskError/taskWasCancelled``
     /// when the run was cancelled meanwhile; a run the frame made is closed.
     @inlinable
+    @inline(__always)
     mutating func finishInPlace<Value>(_ outcome: Result<Value, Error>) -> Result<Value, Error> {
         let cancelled = isCancelled
         closeIfMade()

@@ -58,8 +58,17 @@ final class Run: Sendable {
 
     /// Whether this run, its task or one of its ancestors has been cancelled.
     @inlinable
+    @inline(__always)
     var isCancelled: Bool {
+        // A run whose word knows the answer (a linked run, or one with nothing above it) is
+        // asked once per task by every collection wait: that answer costs one load.
         if let known = CancellationWord.cancellationIfKnown(word) { return known }
+        return isCancelledAbove
+    }
+
+    /// Whether the run's task or one of its ancestors has been cancelled.
+    @usableFromInline
+    var isCancelledAbove: Bool {
         if let task, task.isCancelled { return true }
         return parent?.isCancelled ?? false
     }

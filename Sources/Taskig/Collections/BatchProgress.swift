@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Reports a collection wait to a Foundation `Progress`: the number of tasks to its
+/// `totalUnitCount` when the wait starts, the tasks that settled to its `completedUnitCount`
+/// while it runs, and `progress.cancel()` back to the wait.
+///
+/// Setting a count on a `Progress` costs about as much as running a trivial task, so lanes do
+/// not set it per task. The first task to settle publishes at once; then the counts are
+/// published at most every ``publishingInterval`` while they change, and once more, exactly,
+/// when the wait ends. A slow batch so shows every task as it settles, and a fast one shows a
+/// count that rises smoothly without slowing its lanes.
+///
+/// `progress.cancel()` reaches the wait through ``ProgressCancellation``.
+@usableFromInline
+final class BatchProgress: Sendable {
+    @usableFromInline
+    let progress: Progress
+    /// Whether a publication is scheduled: lanes read it on every task, so that most of
+    /// them publish nothing.
+    @usableFromInline
+    let isCoolingDown = Atomic(false)
+    @usableFromInline
+    let state: LockedState<State>
+
+    @usableFromInline
+    struct State {
+        /// How many settled tasks the progress has been told about.
+        @usableFromInline
+        var published = 0
+        /// Counts the tasks settled so far; `nil` once the wait has ended.
+        @usableFromInline
+        var countSettled: (@Sendable () -> Int)?
+        /// The handler the progress had before the wait.
+        @usableFromInline
+        var previousHandler: (@Sendable () -> Void)?
+
+        @inlinable
+        init() {}
+    }
+
+    /// How often, at most, a running wait sets the progress's completed count.
+    @usableFromInline
+    static var publishingInterval: Double { 0.01 }
+
+    @inlinable
+    init(_ progress: Progress) {
+        self.progress = progress
+        state = LockedState(State())
+    }
+
+    /// Adds `taskCount` tasks to the total and makes `progress.cancel()` call `cancel`.
+    /// `countSettled` says how many tasks settled so far; it is called under this reporter's
+    /// lock, never after ``finish()``.
+    @usableFromInline
+    func begin(
+        taskCount: Int, countSettled: @escaping @Sendable () -> Int, cancel: @escaping @Sendable () -> Void
+    ) {
+        state.withLock { $0.countSettled = countSettled }
+        progress.totalUnitCount += Int64(taskCount)
+        let previous = ProgressCancellation.install(on: progress, cancel)
+        state.withLock { $0.previousHandler = previous }
+    }
+
+    /// Called by a lane after each task it settles.
+    @inlinable
+    func taskSettled() {
+        if !isCoolingDown.load(ordering: .relaxed) { publishAndCoolDown() }
+    }
+
+    @usableFromInline
+    func publishAndCoolDown() {
+        guard !isCoolingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        publish()
+        Scheduling.after(Self.publishingInterval) { self.endCoolDown() }
+    }
+
+    /// Publishes what settled since the last publication; cools down once more if something
+    /// did, and otherwise lets the next task to settle publish at once.
+    @usableFromInline
+    func endCoolDown() {
+        if publish() {
+            Scheduling.after(Self.publishingInterval) { self.endCoolDown() }
+            return
+        }
+        isCoolingDown.store(false, ordering: .sequentiallyConsistent)
+        // A task that settled after the publication above saw the cool-down and left it to us.
+        let isBehind = state.withLock { state in
+            state.countSettled.map { $0() > state.published } ?? false
+        }
+        if isBehind { publishAndCoolDown() }
+    }
+
+    /// Sets the completed count to what settled; returns whether it changed.
+    @usableFromInline
+    @discardableResult
+    func publish() -> Bool {
+        state.withLock { state in
+            guard let settled = state.countSettled?(), settled > state.published else { return false }
+            progress.completedUnitCount += Int64(settled - state.published)
+            state.published = settled
+            return true
+        }
+    }
+
+    /// Publishes the final count, stops publishing, and gives the progress its own
+    /// cancellation handler back.
+    @usableFromInline
+    func finish() {
+        publish()
+        let previous = state.withLock { state in
+            state.countSettled = nil
+            return state.previousHandler.take()
+        }
+        ProgressCancellation.restore(previous, on: progress)
+    }
+}

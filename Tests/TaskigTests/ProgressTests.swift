@@ -1,0 +1,177 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Taskig
+
+@Suite struct ProgressTests {
+    /// `count` tasks that each sleep `seconds` and return their index.
+    private func sleepers(_ count: Int, seconds: Double) -> [ThrowableTask<Int>] {
+        (0..<count).map { i in
+            ThrowableTask { () -> Int in
+                sleep(seconds: seconds)
+                return i
+            }
+        }
+    }
+
+    /// Reads `progress.completedUnitCount` every 2 ms on its own thread until stopped.
+    private final class Sampler: Sendable {
+        private let samples = LockedValue<[Int64]>([])
+        private let stopped = LockedValue(false)
+
+        init(_ progress: Progress) {
+            Thread.detachNewThread { [self] in
+                while !stopped.value {
+                    samples.update { $0.append(progress.completedUnitCount) }
+                    Thread.sleep(forTimeInterval: 0.002)
+                }
+            }
+        }
+
+        func stop() -> [Int64] {
+            stopped.set(true)
+            return samples.value
+        }
+    }
+
+    @Test func theCountsReachTheTotalAndRiseWhileTheBatchRuns() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let sampler = Sampler(progress)
+        let values = try await withWatchdog {
+            try sleepers(20, seconds: 0.01).awaitAll(concurrency: 2, progress: progress)
+        }
+        let samples = sampler.stop()
+        #expect(values == Array(0..<20))
+        #expect(progress.totalUnitCount == 20 && progress.completedUnitCount == 20)
+        #expect(samples.contains { $0 > 0 && $0 < 20 }, "no count between 0 and 20 in \(samples)")
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0 <= $1 }, "the count went back: \(samples)")
+    }
+
+    @Test func everyWaitThatTakesAProgressCountsItsTasks() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let tasks = sleepers(5, seconds: 0)
+        _ = try await withWatchdog { try tasks.awaitAll(progress: progress) }
+        _ = try await withWatchdog { tasks.awaitAllResults(progress: progress) }
+        let sum = try await withWatchdog {
+            try [1, 2, 3].awaitReduce(0, progress: progress) { sum, n in ThrowableTask { sum + n } }
+        }
+        _ = try await withWatchdog { try ["a": tasks[0], "b": tasks[1]].awaitAll(progress: progress) }
+        _ = try await withWatchdog { ["a": tasks[0]].awaitAllResults(progress: progress) }
+        #expect(sum == 6)
+        #expect(progress.totalUnitCount == 16 && progress.completedUnitCount == 16)
+    }
+
+    @Test func manyQuickTasksAreCountedExactly() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let tasks = (0..<20_000).map { i in ThrowableTask { i } }
+        let values = try await withWatchdog { try tasks.awaitAll(progress: progress) }
+        #expect(values?.count == 20_000)
+        #expect(progress.totalUnitCount == 20_000 && progress.completedUnitCount == 20_000)
+    }
+
+    @Test func aProgressWithAParentComposesAsFoundationIntends() async throws {
+        let parent = Progress(totalUnitCount: 2)
+        let child = Progress(totalUnitCount: 0, parent: parent, pendingUnitCount: 1)
+        _ = try await withWatchdog { try sleepers(4, seconds: 0).awaitAll(progress: child) }
+        #expect(child.fractionCompleted == 1)
+        #expect(parent.fractionCompleted == 0.5)
+    }
+
+    @Test func cancellingTheProgressEndsAwaitAllPromptlyAndCancelsTheRunsStillGoing() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let observers = (0..<4).map { _ in RunObserver() }
+        let tasks = observers.map { observer in ThrowableTask { observer.sleep(5) } }
+        runLater(0.1) { progress.cancel() }
+        let (error, seconds) = try #require(
+            try await withWatchdog { timed { thrownError { try tasks.awaitAll(concurrency: 2, progress: progress) } } })
+        #expect((error as? CancellableTaskError) == .taskWasCancelled)
+        #expect(seconds < 1 * timingSlack)
+        #expect(observers.prefix(2).allSatisfy { $0.waitUntilCancellationSeen() })
+        #expect(observers.dropFirst(2).allSatisfy { $0.runs == 0 })
+    }
+
+    @Test func cancellingTheProgressEndsAwaitAllResultsWithTheRestCancelled() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let observer = RunObserver()
+        let tasks = [
+            ThrowableTask { 0 },
+            ThrowableTask {
+                observer.sleep(5); return 1
+            },
+        ]
+        runLater(0.1) { progress.cancel() }
+        let (results, seconds) = try #require(
+            try await withWatchdog { timed { tasks.awaitAllResults(progress: progress) } })
+        #expect(seconds < 1 * timingSlack)
+        #expect(try results[0].get() == 0)
+        #expect((results[1].failure as? CancellableTaskError) == .taskWasCancelled)
+        #expect(observer.waitUntilCancellationSeen())
+    }
+
+    @Test func cancellingTheProgressEndsAwaitReducePromptly() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let observer = RunObserver()
+        runLater(0.1) { progress.cancel() }
+        let (error, seconds) = try #require(
+            try await withWatchdog {
+                timed {
+                    thrownError {
+                        try [1, 2, 3].awaitReduce(0, progress: progress) { sum, n in
+                            ThrowableTask {
+                                observer.sleep(5); return sum + n
+                            }
+                        }
+                    }
+                }
+            })
+        #expect((error as? CancellableTaskError) == .taskWasCancelled)
+        #expect(seconds < 1 * timingSlack)
+        #expect(observer.waitUntilCancellationSeen())
+        #expect(observer.runs == 1, "no step after the cancelled one")
+    }
+
+    @Test func aProgressCancelledAlreadyFailsAtOnceAndStartsNothing() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        progress.cancel()
+        let runs = LockedValue(0)
+        let tasks = (0..<3).map { i in
+            ThrowableTask { () -> Int in
+                runs.update { $0 += 1 }
+                return i
+            }
+        }
+        let error = thrownError { try tasks.awaitAll(progress: progress) }
+        #expect((error as? CancellableTaskError) == .taskWasCancelled)
+        let results = tasks.awaitAllResults(progress: progress)
+        #expect(results.count == 3 && results.allSatisfy { ($0.failure as? CancellableTaskError) == .taskWasCancelled })
+        let reduceError = thrownError {
+            try [1].awaitReduce(0, progress: progress) { _, _ in tasks[0] }
+        }
+        #expect((reduceError as? CancellableTaskError) == .taskWasCancelled)
+        #expect(runs.value == 0)
+        #expect(progress.totalUnitCount == 0 && progress.completedUnitCount == 0)
+    }
+
+    @Test func noTasksLeaveTheProgressAtZeroOfZero() throws {
+        let progress = Progress(totalUnitCount: 0)
+        #expect(try [ThrowableTask<Int>]().awaitAll(progress: progress).isEmpty)
+        #expect([ThrowableTask<Int>]().awaitAllResults(progress: progress).isEmpty)
+        #expect(try [Int]().awaitReduce(0, progress: progress) { s, _ in ThrowableTask { s } } == 0)
+        #expect(progress.totalUnitCount == 0 && progress.completedUnitCount == 0)
+    }
+
+    @Test func theProgressKeepsItsOwnCancellationHandler() async throws {
+        let progress = Progress(totalUnitCount: 0)
+        let handlerRuns = LockedValue(0)
+        progress.cancellationHandler = { handlerRuns.update { $0 += 1 } }
+        _ = try await withWatchdog { try sleepers(3, seconds: 0).awaitAll(progress: progress) }
+        let observer = RunObserver()
+        runLater(0.1) { progress.cancel() }
+        _ = try await withWatchdog {
+            thrownError { try [ThrowableTask { observer.sleep(5) }].awaitAll(progress: progress) }
+        }
+        try await _Concurrency.Task.sleep(nanoseconds: 200_000_000)
+        #expect(handlerRuns.value == 1, "the handler set before the waits ran once, on the cancel")
+    }
+}
