@@ -61,6 +61,14 @@ report(
 report(
     "a composed task calling DispatchQueue.main.sync",
     (try? ThrowableTask { 1 }.map { v in DispatchQueue.main.sync { v + 1 } }.await()) == 2)
+report(
+    "completions of main-queue tasks and of work calling DispatchQueue.main.sync",
+    ((0..<3).map { i in ThrowableTask(executionQueue: .main) { i } } + syncing).completions(concurrency: 3)
+        .map { try? $0.result.get() }.sorted { ($0 ?? -1) < ($1 ?? -1) } == [0, 0, 1, 1, 2, 2, 3])
+let mainProgress = Progress(totalUnitCount: 0)
+report(
+    "awaitAll with a progress of work calling DispatchQueue.main.sync",
+    (try? syncing.awaitAll(progress: mainProgress)) == [0, 1, 2, 3] && mainProgress.completedUnitCount == 4)
 // The main thread inside a serial queue's `sync`: that queue's tasks can only run here.
 let serial = DispatchQueue(label: "main-thread-script.serial")
 report(

@@ -19,6 +19,8 @@ import Testing
             "awaitAll of work calling DispatchQueue.main.sync",
             "awaitAllResults of work calling DispatchQueue.main.sync",
             "a composed task calling DispatchQueue.main.sync",
+            "completions of main-queue tasks and of work calling DispatchQueue.main.sync",
+            "awaitAll with a progress of work calling DispatchQueue.main.sync",
             "awaitAll of a serial queue's tasks inside its sync on the main thread",
             "awaitAll of a serial queue's throwable tasks inside its sync on the main thread",
         ] {

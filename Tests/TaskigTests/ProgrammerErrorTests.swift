@@ -21,6 +21,14 @@ import Testing
         #expect(message.contains("awaitFirst(concurrency: -3)"))
     }
 
+    @Test func completionsReportConcurrencyBelowOneLikeTheOtherWaits() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = [ThrowableTask { 1 }].completions(concurrency: 0)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("completions(concurrency: 0): concurrency is how many tasks may run at once"))
+    }
+
     @Test func awaitFirstOnNoPlainTasksIsReported() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             _ = [Task<Int>]().awaitFirst()

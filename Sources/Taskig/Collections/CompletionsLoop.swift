@@ -1,0 +1,128 @@
+import Dispatch
+import Synchronization
+
+/// One iteration of a ``TaskCompletions`` sequence: starts a batch of the tasks on the first
+/// call to ``next()``, then hands out their outcomes in the order they settle.
+///
+/// The loop owns its batch: when the loop is dropped before it handed out every outcome (a
+/// `break`, a thrown error, an iterator let go), it ends the batch, which cancels the runs
+/// still going and starts no more tasks.
+///
+/// Only the iterator that owns the loop uses it, on one thread at a time (an iterator is not
+/// `Sendable`), so its state is exempt from Swift's dynamic exclusivity checks, which would
+/// otherwise cost more per outcome than handing it out.
+@usableFromInline
+final class CompletionsLoop<Element: ThrowableTaskType> {
+    @usableFromInline
+    typealias Outcome = (offset: Int, result: Result<Element.ResultType, Error>)
+
+    @usableFromInline
+    let tasks: [Element]
+    @usableFromInline
+    let queue: DispatchQueue
+    @usableFromInline
+    let concurrency: Int
+    @usableFromInline
+    @exclusivity(unchecked)
+    var batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>?
+    /// The lane of a loop that must run the tasks itself, one per outcome it hands out.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var callerLane: BatchLane?
+    /// How many outcomes the loop handed out in the order they settled.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var position = 0
+    /// What is left to hand out once the batch was cancelled, last first.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var leftAfterCancellation: [Outcome]?
+    @usableFromInline
+    @exclusivity(unchecked)
+    var isOver = false
+
+    @inlinable
+    init(tasks: [Element], queue: DispatchQueue, concurrency: Int) {
+        self.tasks = tasks
+        self.queue = queue
+        self.concurrency = concurrency
+    }
+
+    deinit {
+        guard let batch, !isOver else { return }
+        batch.end(cancelled: true)
+        end(batch)
+    }
+
+    @inlinable
+    func next() -> Outcome? {
+        guard !isOver else { return nil }
+        guard let batch else {
+            guard !tasks.isEmpty else {
+                isOver = true
+                return nil
+            }
+            let batch = Batch(
+                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
+                sink: SettleOrder<Element.ResultType>(count: tasks.count))
+            self.batch = batch
+            callerLane = batch.start(lanesOn: queue, callerMayRunALane: false)
+            return next()
+        }
+        if leftAfterCancellation != nil { return nextLeftAfterCancellation(of: batch) }
+        let sink = batch.sink
+        if let callerLane, sink.order[position].load(ordering: .relaxed) == 0,
+            !batch.runNextTaskInPlace(on: callerLane)
+        {
+            self.callerLane = nil
+        }
+        guard let index = sink.indexSettled(at: position) else {
+            leftAfterCancellation = outcomesLeft(in: batch)
+            return nextLeftAfterCancellation(of: batch)
+        }
+        position += 1
+        if position == tasks.count {
+            isOver = true
+            end(batch)
+        }
+        return (index, sink.take(index))
+    }
+
+    /// Once the batch was cancelled: the outcomes that had settled without being handed out
+    /// yet, then every task that had not settled, as cancelled, in input order.
+    @usableFromInline
+    func outcomesLeft(in batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>) -> [Outcome] {
+        let sink = batch.sink
+        let ready = sink.takeReady(after: position)
+        var handedOut = [Bool](repeating: false, count: tasks.count)
+        for index in sink.indicesTaken(before: position) { handedOut[index] = true }
+        for (index, _) in ready { handedOut[index] = true }
+        let cancelled = handedOut.indices.filter { !handedOut[$0] }.map { index -> Outcome in
+            (index, .failure(CancellableTaskError.taskWasCancelled))
+        }
+        return (ready + cancelled).reversed()
+    }
+
+    @usableFromInline
+    func nextLeftAfterCancellation(
+        of batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>
+    ) -> Outcome? {
+        guard let outcome = leftAfterCancellation?.popLast() else {
+            isOver = true
+            end(batch)
+            return nil
+        }
+        return outcome
+    }
+
+    /// Lets go of the batch: what the loop took is the sink's to know when it frees the rest.
+    @usableFromInline
+    func end(_ batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>) {
+        batch.sink.takenPrefix.store(position, ordering: .relaxed)
+        if let callerLane {
+            self.callerLane = nil
+            batch.endLane(callerLane)
+        }
+        batch.close()
+    }
+}

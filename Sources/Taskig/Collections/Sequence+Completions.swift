@@ -1,0 +1,52 @@
+import Dispatch
+
+extension Sequence where Element: ThrowableTaskType {
+    /// The tasks' outcomes in the order they settle, each with the task's position in the
+    /// input, running at most `concurrency` at once.
+    ///
+    /// Iterating blocks until the next task settles, so each outcome can be acted on as soon as
+    /// it exists: a failure is an element, not a thrown error. Leaving the loop early cancels
+    /// the runs still going and starts no more tasks. Each iteration runs the tasks again.
+    ///
+    /// ```swift
+    /// for (offset, result) in downloads.completions(concurrency: 8) {
+    ///     switch result {
+    ///     case .success(let file): print("done:", file)
+    ///     case .failure(let error): print("download \(offset) failed:", error)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - queue: where the lanes that run the tasks run; see ``awaitAll(_:concurrency:progress:)``.
+    ///   - concurrency: the most tasks running at once; at least 1.
+    @inlinable
+    public func completions(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> TaskCompletions<Element> {
+        checkConcurrency(concurrency, of: "completions")
+        return TaskCompletions(tasks: Array(self), queue: queue, concurrency: concurrency)
+    }
+}
+
+extension Dictionary where Value: ThrowableTaskType {
+    /// The tasks' outcomes in the order they settle, each with its key; see
+    /// ``Swift/Sequence/completions(_:concurrency:)``.
+    ///
+    /// ```swift
+    /// for (name, result) in ["a": sizeOf(a), "b": sizeOf(b)].completions() {
+    ///     print(name, result)
+    /// }
+    /// ```
+    @inlinable
+    public func completions(
+        _ queue: DispatchQueue = .global(),
+        concurrency: Int = DefaultConcurrency
+    ) -> some Sequence<(key: Key, result: Result<Value.ResultType, Error>)> {
+        let keys = Array(keys)
+        return values.completions(queue, concurrency: concurrency).lazy.map { outcome in
+            (key: keys[outcome.offset], result: outcome.result)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import Synchronization
+
+/// The outcomes of a `completions` loop, in the order the tasks settle: lanes publish each
+/// outcome as its task settles, and the loop takes them one after another, waiting when the
+/// next one has not settled yet.
+///
+/// Publishing costs a lane one atomic increment and one store: each outcome goes into the
+/// slot of its task, and the task's index into the next free position of ``order``. The loop
+/// reads the positions in order, so it needs no lock either, and it sleeps only when it has
+/// caught up with the lanes: a lane wakes it only when it announced it sleeps
+/// (``hasWaiter``).
+///
+/// Outcomes belong to this sink, not to the loop: a loop left early stops reading while lanes
+/// may still be finishing tasks, and their late outcomes are freed with the sink once the last
+/// lane lets go of the batch.
+@usableFromInline
+final class SettleOrder<Value>: BatchSink {
+    /// Each slot is written once, by the lane that ran its task, before the lane publishes
+    /// its index; the loop reads it only after it read that index.
+    @usableFromInline
+    nonisolated(unsafe) let outcomes: UnsafeMutablePointer<Result<Value, Error>>
+    /// The index of the task that settled at each position, plus one; zero until published,
+    /// and zero again once a loop left early took it out of order (see ``takeReady(after:)``).
+    /// Shared by the lanes and the loop, which access its positions only atomically.
+    @usableFromInline
+    nonisolated(unsafe) let order: UnsafeMutablePointer<Atomic<Int>>
+    @usableFromInline
+    let published = Atomic(0)
+    /// The positions before this one were taken by the loop; set when the loop ends.
+    @usableFromInline
+    let takenPrefix = Atomic(0)
+    @usableFromInline
+    let count: Int
+    @usableFromInline
+    let isCancelled = Atomic(false)
+    @usableFromInline
+    let hasWaiter = Atomic(false)
+    @usableFromInline
+    let waiter = LockedState<CompletionCell<Void>?>(nil)
+
+    @inlinable
+    init(count: Int) {
+        self.count = count
+        outcomes = .allocate(capacity: count)
+        order = .allocate(capacity: count)
+        for position in 0..<count {
+            (order + position).initialize(to: Atomic(0))
+        }
+    }
+
+    deinit {
+        for position in takenPrefix.load(ordering: .relaxed)..<count {
+            let tagged = order[position].load(ordering: .acquiring)
+            if tagged != 0 { (outcomes + tagged - 1).deinitialize(count: 1) }
+        }
+        order.deinitialize(count: count)
+        order.deallocate()
+        outcomes.deallocate()
+    }
+
+    @inlinable
+    var mayEndEarly: Bool { true }
+
+    @inlinable
+    var endsOnCancellation: Bool { true }
+
+    @inlinable
+    func record(_ outcome: Result<Value, Error>, at index: Int) -> Bool {
+        (outcomes + index).initialize(to: outcome)
+        let position = published.wrappingAdd(1, ordering: .relaxed).oldValue
+        // Sequentially consistent, with the loader's announcement: either the loop sees this
+        // index before it sleeps, or this lane sees that it sleeps.
+        order[position].store(index + 1, ordering: .sequentiallyConsistent)
+        // Only the first lane to see the announcement wakes the loop: the others go on.
+        if hasWaiter.load(ordering: .sequentiallyConsistent) && hasWaiter.exchange(false, ordering: .relaxed) {
+            wakeWaiter()
+        }
+        return false
+    }
+
+    @inlinable
+    func recordCancellation() {
+        isCancelled.store(true, ordering: .sequentiallyConsistent)
+        wakeWaiter()
+    }
+
+    @usableFromInline
+    func wakeWaiter() {
+        waiter.withLock { $0.take() }?.complete(with: ())
+    }
+
+    /// The index of the task that settled at `position`, waiting for it when it has not
+    /// settled yet; `nil` when the batch was cancelled before it did.
+    @inlinable
+    func indexSettled(at position: Int) -> Int? {
+        while true {
+            let tagged = order[position].load(ordering: .acquiring)
+            if tagged != 0 { return tagged - 1 }
+            if isCancelled.load(ordering: .acquiring) { return nil }
+            sleepUntilPublished(at: position)
+        }
+    }
+
+    @usableFromInline
+    func sleepUntilPublished(at position: Int) {
+        let cell = CompletionCell<Void>()
+        waiter.withLock { $0 = cell }
+        hasWaiter.store(true, ordering: .sequentiallyConsistent)
+        if order[position].load(ordering: .sequentiallyConsistent) == 0
+            && !isCancelled.load(ordering: .sequentiallyConsistent)
+        {
+            _ = BlockingWait.value(of: cell)
+        }
+        hasWaiter.store(false, ordering: .relaxed)
+        waiter.withLock { $0 = nil }
+    }
+
+    /// Moves out the outcome of the task at `index`, which the loop read from a position.
+    @inlinable
+    func take(_ index: Int) -> Result<Value, Error> {
+        (outcomes + index).move()
+    }
+
+    /// For a loop that the batch's cancellation ended at `position`: the outcomes published
+    /// at that position or after it, taken out of order.
+    @usableFromInline
+    func takeReady(after position: Int) -> [(offset: Int, result: Result<Value, Error>)] {
+        var ready: [(offset: Int, result: Result<Value, Error>)] = []
+        for later in position..<min(published.load(ordering: .acquiring), count) {
+            let tagged = order[later].exchange(0, ordering: .acquiring)
+            if tagged != 0 { ready.append((tagged - 1, take(tagged - 1))) }
+        }
+        return ready
+    }
+
+    /// The indices of the tasks taken at the positions before `position`.
+    @usableFromInline
+    func indicesTaken(before position: Int) -> [Int] {
+        (0..<position).map { order[$0].load(ordering: .relaxed) - 1 }
+    }
+}

@@ -1,0 +1,202 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import Taskig
+
+@Suite struct CompletionsTests {
+    /// Task `i` sleeps `delays[i]` seconds and returns `i`.
+    private func sleepers(_ delays: [Double]) -> [ThrowableTask<Int>] {
+        delays.enumerated().map { i, delay in
+            ThrowableTask { () -> Int in
+                sleep(seconds: delay)
+                return i
+            }
+        }
+    }
+
+    @Test func outcomesComeInTheOrderTheTasksSettle() async throws {
+        let tasks = sleepers([0.24, 0.0, 0.16, 0.08])
+        let outcomes = try await withWatchdog {
+            try tasks.completions().map { ($0.offset, try $0.result.get()) }
+        }
+        #expect(outcomes?.map(\.0) == [1, 3, 2, 0])
+        #expect(outcomes?.map(\.1) == [1, 3, 2, 0], "each offset comes with its own task's value")
+    }
+
+    @Test func eachOutcomeIsHandedOutAsSoonAsItsTaskSettles() async throws {
+        let tasks = sleepers([0.0, 0.6])
+        let firstAfter = try await withWatchdog { () -> Double in
+            let start = DispatchTime.now()
+            var iterator = tasks.completions().makeIterator()
+            _ = iterator.next()
+            let seconds = secondsSince(start)
+            _ = iterator.next()
+            return seconds
+        }
+        #expect(try #require(firstAfter) < 0.4, "the quick task was not held back by the slow one")
+    }
+
+    @Test func atMostConcurrencyTasksRunAtOnce() async throws {
+        let probe = ConcurrencyProbe()
+        let tasks = (0..<24).map { i in
+            ThrowableTask { () -> Int in
+                probe.measure { sleep(seconds: 0.005) }
+                return i
+            }
+        }
+        let offsets = try await withWatchdog { tasks.completions(concurrency: 4).map(\.offset) }
+        #expect(offsets?.sorted() == Array(0..<24))
+        #expect(probe.peak <= 4)
+        #expect(probe.peak >= 2, "the tasks ran side by side")
+    }
+
+    @Test func failuresAreElementsNotThrownErrors() async throws {
+        let tasks = (0..<6).map { i in
+            ThrowableTask { () -> Int in
+                if i % 2 == 1 { throw TestError(i) }
+                return i
+            }
+        }
+        let outcomes = try #require(await withWatchdog { Array(tasks.completions()) })
+        #expect(outcomes.count == 6)
+        for (offset, result) in outcomes {
+            switch result {
+            case .success(let value): #expect(offset % 2 == 0 && value == offset)
+            case .failure(let error): #expect(error as? TestError == TestError(offset))
+            }
+        }
+    }
+
+    /// Task 0 returns at once; the others sleep 5 s unless their run is cancelled.
+    private func oneQuickThenSlow(_ observers: [RunObserver]) -> [ThrowableTask<Int>] {
+        [ThrowableTask { 0 }]
+            + observers.enumerated().map { i, observer in
+                ThrowableTask { () -> Int in
+                    observer.sleep(5)
+                    return i + 1
+                }
+            }
+    }
+
+    /// After a loop left early while task 1 ran: every run still going (of tasks 1 to 3, under
+    /// `concurrency: 3` with task 0 done) sees its cancellation, and no later task starts.
+    private func expectRunsCancelledAndNothingMoreStarted(_ observers: [RunObserver]) {
+        #expect(observers[0].waitUntilCancellationSeen())
+        #expect(observers[1...2].allSatisfy { $0.runs == 0 || $0.waitUntilCancellationSeen() })
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(observers.dropFirst(3).allSatisfy { $0.runs == 0 })
+    }
+
+    @Test func breakingOutOfTheLoopCancelsTheRunsStillGoingAndStartsNothingMore() async throws {
+        let observers = (0..<8).map { _ in RunObserver() }
+        let tasks = oneQuickThenSlow(observers)
+        let handedOut = try await withWatchdog { () -> Int in
+            var count = 0
+            for _ in tasks.completions(concurrency: 3) {
+                count += 1
+                #expect(observers[0].waitUntilStarted())
+                break
+            }
+            return count
+        }
+        #expect(handedOut == 1)
+        expectRunsCancelledAndNothingMoreStarted(observers)
+    }
+
+    @Test func anErrorThrownInTheLoopCancelsTheRunsStillGoing() async throws {
+        let observers = (0..<8).map { _ in RunObserver() }
+        let tasks = oneQuickThenSlow(observers)
+        let error = try await withWatchdog { () -> Error? in
+            thrownError {
+                for (offset, _) in tasks.completions(concurrency: 3) {
+                    #expect(observers[0].waitUntilStarted())
+                    throw TestError(offset)
+                }
+            }
+        }
+        #expect(error as? TestError == TestError(0))
+        expectRunsCancelledAndNothingMoreStarted(observers)
+    }
+
+    @Test func lettingGoOfTheIteratorCancelsTheRunsStillGoing() async throws {
+        let observers = (0..<8).map { _ in RunObserver() }
+        let tasks = oneQuickThenSlow(observers)
+        _ = try await withWatchdog { () -> Int? in
+            var iterator = tasks.completions(concurrency: 3).makeIterator()
+            let first = iterator.next()?.offset
+            #expect(observers[0].waitUntilStarted())
+            return first
+        }
+        expectRunsCancelledAndNothingMoreStarted(observers)
+    }
+
+    @Test func eachIterationRunsTheTasksAgain() async throws {
+        let runs = LockedValue(0)
+        let tasks = (0..<5).map { i in
+            ThrowableTask { () -> Int in
+                runs.update { $0 += 1 }
+                return i
+            }
+        }
+        let completions = tasks.completions()
+        let first = try await withWatchdog { completions.map(\.offset).sorted() }
+        let second = try await withWatchdog { completions.map(\.offset).sorted() }
+        #expect(first == Array(0..<5) && second == Array(0..<5))
+        #expect(runs.value == 10)
+    }
+
+    @Test func noTasksYieldNothing() {
+        #expect(Array([ThrowableTask<Int>]().completions()).isEmpty)
+        #expect(Array([String: ThrowableTask<Int>]().completions()).isEmpty)
+    }
+
+    @Test func dictionariesYieldTheirKeys() async throws {
+        let tasks = [
+            "slow": ThrowableTask {
+                sleep(seconds: 0.1); return 1
+            }, "quick": ThrowableTask { 2 },
+        ]
+        let outcomes = try #require(
+            try await withWatchdog { try tasks.completions().map { ($0.key, try $0.result.get()) } })
+        #expect(outcomes.map(\.0) == ["quick", "slow"])
+        #expect(outcomes.map(\.1) == [2, 1])
+    }
+
+    @Test func aLoopInACancelledRunHandsOutTheTasksLeftAsCancelled() async throws {
+        let observers = (0..<4).map { _ in RunObserver() }
+        let handedOut = LockedValue<[(offset: Int, wasCancelled: Bool)]>([])
+        let loopEnded = DispatchSemaphore(value: 0)
+        let outer = ThrowableTask { () -> Int in
+            for (offset, result) in oneQuickThenSlow(observers).completions(concurrency: 2) {
+                let wasCancelled = (result.failure as? CancellableTaskError) == .taskWasCancelled
+                handedOut.update { $0.append((offset, wasCancelled)) }
+            }
+            loopEnded.signal()
+            return 0
+        }
+        let loopEndedInTime = try await withWatchdog { () -> Bool in
+            let future = outer.start()
+            #expect(observers[0].waitUntilStarted())
+            future.cancel()
+            return loopEnded.wait(timeout: .now() + 2) == .success
+        }
+        #expect(loopEndedInTime == true, "the loop did not wait for the 5 s tasks")
+        let outcomes = handedOut.value
+        #expect(outcomes.map(\.offset).sorted() == Array(0..<5), "every task once")
+        #expect(outcomes.first.map { $0.offset == 0 && !$0.wasCancelled } == true)
+        #expect(outcomes.dropFirst().allSatisfy { $0.wasCancelled })
+        #expect(observers[0].waitUntilCancellationSeen())
+        #expect(observers.dropFirst(2).allSatisfy { $0.runs == 0 })
+    }
+
+    @Test func aSerialQueuesTasksIteratedInsideItsSyncRunInPlace() async throws {
+        let queue = DispatchQueue(label: "completions.serial")
+        let offsets = try await withWatchdog {
+            queue.sync {
+                (0..<4).map { i in ThrowableTask(executionQueue: queue) { i } }.completions().map(\.offset)
+            }
+        }
+        #expect(offsets == [0, 1, 2, 3])
+    }
+}
