@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Counts instructions (valgrind --tool=callgrind) and heap allocations (valgrind --tool=dhat)
-# per item for each of issue 12's client shapes and their baselines, then for the shapes of
-# rows 1, 2 and 8 (rows 3–6 and 9 spend their time sleeping, waiting for threads or on I/O,
+# per item for each of issue 12's client shapes and their baselines, for the shapes of rows
+# 1, 2 and 8, then for issue 13's (row 12) and their baseline (rows 3–6 and 9 spend their time sleeping, waiting for threads or on I/O,
 # which instruction counts do not see). Counts are the same on every run, whatever else the
 # machine is doing, so they show whether a change helped when the wall clock is too noisy to
 # tell.
@@ -35,6 +35,9 @@ shapes=(
     "swift-task-value 5000"
     "await-all-prebuilt-tasks 20000"
     "future-async-fan-out 5000"
+    "await-all-results 20000"
+    "completions 20000"
+    "await-all-progress 20000"
 )
 
 instructions() { # shape count repetitions

@@ -119,6 +119,13 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
             let closures = capturingClosures(count); shape = { concurrentPerformIntoBuffer(closures) }
         case "map-chain": shape = { mapChainBuiltAwaitedAndFreed(links: count) }
         case "global-hops": shape = { globalQueueHops(count) }
+        // Issue 13's shapes (row 12).
+        case "await-all-results":
+            let closures = capturingClosures(count); shape = { throwableTasksAwaitAllResults(closures) }
+        case "completions":
+            let closures = capturingClosures(count); shape = { throwableTasksCompletions(closures) }
+        case "await-all-progress":
+            let closures = capturingClosures(count); shape = { throwableTasksAwaitAllCountingProgress(closures) }
         case "future-fan-out": shape = { futureMapStartFanOut(count) }
         case "swift-fan-out": shape = { swiftTasksAwaitingOneValue(count) }
         // The other rows' shapes that are not mostly sleeping, waiting or I/O.

@@ -6,7 +6,7 @@ import Taskig
 // error). See ../../README.md.
 //
 //   swift run -c release taskig-bench               every row
-//   swift run -c release taskig-bench --rows 1,3    some rows (1–11)
+//   swift run -c release taskig-bench --rows 1,3    some rows (1–12)
 //   swift run -c release taskig-bench --quick       fewer repetitions
 //   swift run -c release taskig-bench --gcd-timeout 60   how long raw GCD may take in row 3
 //   .build/release/taskig-bench child NAME …        one workload alone (Diagnostics.swift)
@@ -36,7 +36,7 @@ if arguments.first == "child" {
     exit(0)
 }
 
-var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
 var quick = false
 var gcdTimeout = 15.0
 while let argument = arguments.first {
@@ -85,6 +85,7 @@ if rows.contains(8) { runFutureFanOutRow(into: table, repetitions: repetitions) 
 if rows.contains(9) { runLoopbackHTTPRow(into: table, repetitions: quick ? 3 : 5) }
 if rows.contains(10) { runWhatUsersPayRow(into: table, repetitions: repetitions) }
 if rows.contains(11) { runThreadBoundRow(into: table, repetitions: quick ? 1 : 3) }
+if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) }
 
 print(
     "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure; run took \(Int(Date().timeIntervalSince(started))) s.\n"
