@@ -7,7 +7,8 @@ import Foundation
 /// Taskig's tasks on one `URLSession`: get it as `session.taskig`.
 ///
 /// Use it to choose the session (its configuration, cookies, cache, timeouts, connections per
-/// host) and to download to a file. Its tasks are ``HTTPTask``s, which can also be cancelled
+/// host), to download to a file, and to count a body's bytes into a Foundation `Progress`
+/// (see ``data(for:progress:)``). Its tasks are ``HTTPTask``s, which can also be cancelled
 /// for good with ``HTTPTask/cancel()``. A plain `URL` or `URLRequest` runs on
 /// `URLSession.shared`; each of its runs is cancelled as an ``HTTPTask``'s is, but it has no
 /// `cancel()` of its own.
