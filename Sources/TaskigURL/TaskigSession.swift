@@ -7,7 +7,8 @@ import Foundation
 /// Taskig's tasks on one `URLSession`: get it as `session.taskig`.
 ///
 /// Use it to choose the session (its configuration, cookies, cache, timeouts, connections per
-/// host) and to download to a file. Its tasks are ``HTTPTask``s, which can also be cancelled
+/// host), to download to a file, and to count a body's bytes into a Foundation `Progress`
+/// (see ``data(for:progress:)``). Its tasks are ``HTTPTask``s, which can also be cancelled
 /// for good with ``HTTPTask/cancel()``. A plain `URL` or `URLRequest` runs on
 /// `URLSession.shared`; each of its runs is cancelled as an ``HTTPTask``'s is, but it has no
 /// `cancel()` of its own.
@@ -22,18 +23,57 @@ public struct TaskigSession: Sendable {
     /// The session the tasks run on.
     public let session: URLSession
 
-    /// A task that sends `request` and gives the body and the response.
-    public func data(for request: URLRequest) -> HTTPTask<Data> {
-        HTTPTask(session: session, request: request, transfer: .data)
+    /// A task that sends `request` and gives the body and the response, counting the body's
+    /// bytes into `progress` when you pass one.
+    ///
+    /// ```swift
+    /// let progress = Progress(totalUnitCount: 0)
+    /// let (data, _) = try session.taskig.data(for: request, progress: progress).await()
+    /// print(progress.completedUnitCount, "of", progress.totalUnitCount, "bytes")
+    /// ```
+    ///
+    /// Each run of the task adds to `progress`, from URLSession's threads:
+    ///
+    /// - When the response arrives, its `Content-Length` goes to `totalUnitCount`.
+    /// - Each piece of the body goes to `completedUnitCount` as it arrives, counted as
+    ///   URLSession delivers it (a body the server compressed is counted decoded). A body that
+    ///   turns out longer than its `Content-Length` raises the total with it.
+    /// - Without a `Content-Length` (a chunked response), the run keeps what it added to the
+    ///   total one above the bytes that arrived: the progress counts the bytes, and does not
+    ///   read as finished before the body has ended.
+    /// - A run that succeeds leaves exactly the bytes it received in both counts; for a
+    ///   download, once the file is in place.
+    /// - A run that does not succeed (the transfer fails, ``HTTPTask/validatingStatus(_:)``
+    ///   rejects the status, the run is given up or the task cancelled) takes back everything it
+    ///   added, so a `retry` counts the body once. A run that was given up takes it back when
+    ///   URLSession reports the transfer's end, a moment after its waiter was released.
+    ///
+    /// A run only adds and takes back, never sets, so the progress may start with counts of
+    /// its own, and several tasks may share one progress (from `awaitAll`, say): their totals
+    /// add up as their responses arrive. The task does not watch the progress: `cancel()` or
+    /// `pause()` on it change nothing; cancel the task (``HTTPTask/cancel()``) or give up on
+    /// its run instead.
+    ///
+    /// Counting needs URLSession's delegate calls, so with a progress each run gets a session
+    /// of its own, made with `session`'s configuration as a download's is: it does not reuse
+    /// `session`'s open connections.
+    ///
+    /// - Parameters:
+    ///   - request: The request each run sends.
+    ///   - progress: Counts the body's bytes; `nil`, the default, counts nothing.
+    public func data(for request: URLRequest, progress: Progress? = nil) -> HTTPTask<Data> {
+        HTTPTask(session: session, request: request, transfer: .data(progress: progress))
     }
 
-    /// A task that gets `url` and gives the body and the response.
-    public func data(from url: URL) -> HTTPTask<Data> {
-        data(for: URLRequest(url: url))
+    /// A task that gets `url` and gives the body and the response, counting the body's bytes
+    /// into `progress` as ``data(for:progress:)`` describes.
+    public func data(from url: URL, progress: Progress? = nil) -> HTTPTask<Data> {
+        data(for: URLRequest(url: url), progress: progress)
     }
 
     /// A task that sends `request` and saves the body to the file at `destination`, giving
-    /// `destination` and the response.
+    /// `destination` and the response, and counting the body's bytes into `progress` as
+    /// ``data(for:progress:)`` describes.
     ///
     /// The body is streamed to a hidden file beside `destination` and renamed over it only
     /// once it is complete and accepted, replacing a file already there in one atomic step.
@@ -44,17 +84,18 @@ public struct TaskigSession: Sendable {
     ///
     /// ```swift
     /// let file = FileManager.default.temporaryDirectory.appendingPathComponent("report.pdf")
-    /// let (saved, _) = try session.taskig.download(from: reportURL, to: file)
+    /// let progress = Progress(totalUnitCount: 0)
+    /// let (saved, _) = try session.taskig.download(from: reportURL, to: file, progress: progress)
     ///     .validatingStatus(200..<300)
     ///     .await()
     /// ```
-    public func download(for request: URLRequest, to destination: URL) -> HTTPTask<URL> {
-        HTTPTask(session: session, request: request, transfer: .download(to: destination))
+    public func download(for request: URLRequest, to destination: URL, progress: Progress? = nil) -> HTTPTask<URL> {
+        HTTPTask(session: session, request: request, transfer: .download(to: destination, progress: progress))
     }
 
-    /// A task that gets `url` and saves the body to the file at `destination`; see
-    /// ``download(for:to:)``.
-    public func download(from url: URL, to destination: URL) -> HTTPTask<URL> {
-        download(for: URLRequest(url: url), to: destination)
+    /// A task that gets `url` and saves the body to the file at `destination`, counting the
+    /// body's bytes into `progress`; see ``download(for:to:progress:)``.
+    public func download(from url: URL, to destination: URL, progress: Progress? = nil) -> HTTPTask<URL> {
+        download(for: URLRequest(url: url), to: destination, progress: progress)
     }
 }

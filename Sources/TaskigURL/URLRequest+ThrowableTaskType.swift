@@ -15,7 +15,7 @@ import Foundation
 /// let (data, response) = try request.await()
 /// ```
 ///
-/// It behaves like ``TaskigSession/data(for:)`` on the shared session: the status is not
+/// It behaves like ``TaskigSession/data(for:progress:)`` on the shared session: the status is not
 /// judged (a 404 is a normal result; see ``validatingStatus(_:)``), transport failures are
 /// the `URLError` URLSession gave, and only `http` and `https` URLs are sent. The shared
 /// session opens at most 6 connections per host, so `awaitAll(concurrency:)` above 6 on one

@@ -7,14 +7,15 @@ import Testing
 #endif
 
 /// Every way of giving up on a run of a request closes its connection, whether the request is
-/// a plain `URL`, a `URLRequest` or an `HTTPTask`: the loopback server sees the client hang up
-/// long before it would have answered.
+/// a plain `URL`, a `URLRequest` or an `HTTPTask` (with a progress, which runs on a session of
+/// its own): the loopback server sees the client hang up long before it would have answered.
 @Suite("Giving up on a request closes its connection")
 struct GivingUpTests {
     enum Kind: String, CaseIterable {
         case url = "URL"
         case urlRequest = "URLRequest"
         case httpTask = "HTTPTask"
+        case httpTaskWithProgress = "HTTPTask with a progress"
     }
 
     enum Way: String, CaseIterable {
@@ -31,12 +32,16 @@ struct GivingUpTests {
     @Test(arguments: Kind.allCases, Way.allCases)
     func givingUpClosesTheConnection(kind: Kind, way: Way) throws {
         // A plain URL or URLRequest is a value: it has no cancel() of its own.
-        if way == .taskCancel && kind != .httpTask { return }
+        if way == .taskCancel && (kind == .url || kind == .urlRequest) { return }
         try withServer { server in
             switch kind {
             case .url: try giveUp(on: { server.url($0) }, way, server)
             case .urlRequest: try giveUp(on: { URLRequest(url: server.url($0)) }, way, server)
             case .httpTask: try giveUp(on: { URLSession.shared.taskig.data(from: server.url($0)) }, way, server)
+            case .httpTaskWithProgress:
+                try giveUp(
+                    on: { URLSession.shared.taskig.data(from: server.url($0), progress: Progress(totalUnitCount: 0)) },
+                    way, server)
             }
         }
     }

@@ -8,15 +8,6 @@ import Testing
 
 @Suite("TaskigSession: a chosen session, and downloads")
 struct TaskigSessionTests {
-    /// A directory of its own for each test's files, removed afterwards.
-    private func withDirectory<T>(_ body: (URL) throws -> T) throws -> T {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("TaskigURLTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
-    }
-
     /// The files URLSession's own download tasks leave in the temporary directory on Linux
     /// when a download fails: `<UUID>.tmp`.
     private func strayDownloadFiles() -> Set<String> {
@@ -35,7 +26,7 @@ struct TaskigSessionTests {
     @Test("a download that does not succeed leaves no file behind, anywhere", arguments: FailedDownload.allCases)
     func failedDownloadsLeaveNothing(failure: FailedDownload) throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let before = strayDownloadFiles()
                 let destination = directory.appendingPathComponent("file.bin")
                 let session = URLSession.shared.taskig
@@ -109,7 +100,7 @@ struct TaskigSessionTests {
     @Test("a download gives the destination file, whole, and the response")
     func download() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let size = 4 << 20
                 let destination = directory.appendingPathComponent("large.bin")
                 let task = URLSession.shared.taskig.download(from: server.url("/large?bytes=\(size)"), to: destination)
@@ -126,7 +117,7 @@ struct TaskigSessionTests {
     @Test("a download replaces a file already at the destination")
     func downloadReplaces() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let destination = directory.appendingPathComponent("hello.txt")
                 try Data("old content".utf8).write(to: destination)
                 let task = URLSession.shared.taskig.download(
@@ -140,7 +131,7 @@ struct TaskigSessionTests {
     @Test("a download that fails mid-body leaves the destination untouched")
     func failedDownload() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let destination = directory.appendingPathComponent("kept.txt")
                 try Data("kept".utf8).write(to: destination)
                 let task = URLSession.shared.taskig.download(from: server.url("/close-mid-body"), to: destination)
@@ -154,7 +145,7 @@ struct TaskigSessionTests {
     @Test("a download with a rejected status is not moved into place; its body is in the error")
     func rejectedDownload() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let destination = directory.appendingPathComponent("missing.txt")
                 let task = URLSession.shared.taskig.download(from: server.url("/missing"), to: destination)
                     .validatingStatus(200..<300)
@@ -172,7 +163,7 @@ struct TaskigSessionTests {
     @Test("a cancelled download is never moved into place, and the server sees the connection close")
     func cancelledDownload() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let destination = directory.appendingPathComponent("slow.txt")
                 let task = URLSession.shared.taskig.download(from: server.url("/slow?ms=5000"), to: destination)
                 let waiter = Background { task.awaitResult() }
@@ -192,7 +183,7 @@ struct TaskigSessionTests {
     @Test("a destination in a directory that does not exist is a file system error, and no file is left")
     func destinationDirectoryMissing() throws {
         try withServer { server in
-            try withDirectory { directory in
+            try withTemporaryDirectory { directory in
                 let destination = directory.appendingPathComponent("no/such/dir/file.txt")
                 let task = URLSession.shared.taskig.download(from: server.url("/hello"), to: destination)
                 let result = try withWatchdog { task.awaitResult() }

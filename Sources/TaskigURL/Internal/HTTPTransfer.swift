@@ -25,10 +25,14 @@ struct HTTPTransfer<Payload: Sendable>: Sendable {
 }
 
 extension HTTPTransfer where Payload == Data {
-    /// The body, in memory.
-    static var data: HTTPTransfer {
+    /// The body, in memory, counted into `progress` when there is one (see ``StreamedData``).
+    static func data(progress: Progress?) -> HTTPTransfer {
         HTTPTransfer { session, request, validation, completion in
-            session.dataTask(with: request) { data, response, error in
+            if let progress {
+                return StreamedData.makeTask(
+                    session, request, validation: validation, progress: progress, completion: completion)
+            }
+            return session.dataTask(with: request) { data, response, error in
                 completion(
                     Result {
                         let response = try httpResponse(response, error: error)
@@ -42,10 +46,12 @@ extension HTTPTransfer where Payload == Data {
 }
 
 extension HTTPTransfer where Payload == URL {
-    /// The body, in a file at `destination` (see ``StreamedDownload``).
-    static func download(to destination: URL) -> HTTPTransfer {
+    /// The body, in a file at `destination`, counted into `progress` when there is one (see
+    /// ``StreamedDownload``).
+    static func download(to destination: URL, progress: Progress?) -> HTTPTransfer {
         HTTPTransfer { session, request, validation, completion in
-            StreamedDownload.makeTask(session, request, to: destination, validation: validation, completion: completion)
+            StreamedDownload.makeTask(
+                session, request, to: destination, validation: validation, progress: progress, completion: completion)
         }
     }
 }

@@ -15,7 +15,8 @@ import Foundation
 /// invalidated when the run completes.
 ///
 /// URLSession calls the delegate on its own serial queue; the state is behind a lock so
-/// that the object can be shared with it safely.
+/// that the object can be shared with it safely. The bytes are counted into the run's
+/// ``TransferProgress``, when the download was given a progress.
 final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
     private struct State {
         var partFile: URL?
@@ -24,29 +25,39 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         /// A failure of the download's own (a file that cannot be written, a response that is
         /// not HTTP), which wins over the `URLError.cancelled` it causes.
         var failure: Error?
+        var progress: TransferProgress?
     }
 
     private let destination: URL
     private let validation: StatusValidation?
     private let completion: HTTPTransfer<URL>.Completion
-    private let state = LockedState(State())
+    private let state: LockedState<State>
 
-    private init(destination: URL, validation: StatusValidation?, completion: @escaping HTTPTransfer<URL>.Completion) {
+    private init(
+        destination: URL,
+        validation: StatusValidation?,
+        progress: Progress?,
+        completion: @escaping HTTPTransfer<URL>.Completion
+    ) {
         self.destination = destination
         self.validation = validation
         self.completion = completion
+        state = LockedState(State(progress: progress.map(TransferProgress.init)))
     }
 
     /// A suspended task that downloads `request` to `destination`, with `session`'s
-    /// configuration; `completion` gets the destination and the response, or the error.
+    /// configuration, counting the body's bytes into `progress`; `completion` gets the
+    /// destination and the response, or the error.
     static func makeTask(
         _ session: URLSession,
         _ request: URLRequest,
         to destination: URL,
         validation: StatusValidation?,
+        progress: Progress?,
         completion: @escaping HTTPTransfer<URL>.Completion
     ) -> URLSessionTask {
-        let download = StreamedDownload(destination: destination, validation: validation, completion: completion)
+        let download = StreamedDownload(
+            destination: destination, validation: validation, progress: progress, completion: completion)
         let privateSession = URLSession(configuration: session.configuration, delegate: download, delegateQueue: nil)
         return privateSession.dataTask(with: request)
     }
@@ -68,6 +79,7 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
                 state.response = response
                 state.partFile = partFile
                 state.handle = handle
+                state.progress?.responseArrived(expectedLength: response.expectedContentLength)
             }
             completionHandler(.allow)
         } catch {
@@ -80,6 +92,7 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         let handle = state.withLock { $0.handle }
         do {
             try handle?.write(contentsOf: data)
+            state.withLock { $0.progress?.bodyArrived(data.count) }
         } catch {
             state.withLock { $0.failure = error }
             dataTask.cancel()
@@ -93,20 +106,23 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         }
         try? handle?.close()
         session.finishTasksAndInvalidate()
-        completion(
-            Result {
-                do {
-                    if let error = failure ?? error { throw error }
-                    guard let response, let partFile else {
-                        throw TaskigURLError.notHTTPResponse(task.originalRequest?.url)
-                    }
-                    try validation?.check(response, body: { (try? Data(contentsOf: partFile)) ?? Data() })
-                    try DownloadPlacement.move(partFile, to: destination)
-                    return (destination, response)
-                } catch {
-                    if let partFile { try? FileManager.default.removeItem(at: partFile) }
-                    throw error
+        let outcome = Result {
+            do {
+                if let error = failure ?? error { throw error }
+                guard let response, let partFile else {
+                    throw TaskigURLError.notHTTPResponse(task.originalRequest?.url)
                 }
-            })
+                try validation?.check(response, body: { (try? Data(contentsOf: partFile)) ?? Data() })
+                try DownloadPlacement.move(partFile, to: destination)
+                return (destination, response)
+            } catch {
+                if let partFile { try? FileManager.default.removeItem(at: partFile) }
+                throw error
+            }
+        }
+        // Before the completion, so that a waiter finds the progress as the run left it.
+        let succeeded = if case .success = outcome { true } else { false }
+        state.withLock { $0.progress?.runEnded(succeeded: succeeded) }
+        completion(outcome)
     }
 }

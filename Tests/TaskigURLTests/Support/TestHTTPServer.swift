@@ -30,6 +30,7 @@ final class TestHTTPServer: Sendable {
     let port: Int
     private let listener: Int32
     private let isStopped = Atomic(false)
+    private let gate = Atomic(false)
     // An NSLock rather than a Mutex: up to 8 route threads contend for the record, and a
     // contended Mutex on Linux hands over through a PI futex in the kernel, which the thread
     // sanitizer cannot see, so it reports races that are not there. `record` is only touched
@@ -100,7 +101,14 @@ final class TestHTTPServer: Sendable {
         return boundPort(of: fd)
     }
 
+    /// Lets `/gated` requests send the second half of their bodies, now and from now on.
+    func openGate() {
+        gate.store(true, ordering: .releasing)
+    }
+
     // MARK: - Recording, for the routes
+
+    var isGateOpen: Bool { gate.load(ordering: .acquiring) }
 
     func updateRecord<T>(_ change: (inout Record) -> T) -> T {
         recordLock.withLock { change(&record) }

@@ -16,6 +16,9 @@ import Foundation
 /// | `/not-http` | a line that is not HTTP, then closes |
 /// | `/fail-after?ms=N` | closes the connection after N ms without answering |
 /// | `/large-slow` | 200, promises 1 MB, sends 10 kB every 20 ms; stops when the client hangs up |
+/// | `/gated?bytes=N` | 200 with N bytes of ``largeBody(count:)``: sends the first half, and the rest once the test calls ``TestHTTPServer/openGate()`` |
+/// | `/gated?bytes=N&chunked=1` | the same, chunked, without a `Content-Length` |
+/// | `/flaky?bytes=N` | the first request promises N bytes, sends half and closes; later ones get 200 with N bytes |
 enum TestRoutes {
     static func serve(_ request: TestHTTPRequest, on connection: TestConnection, server: TestHTTPServer) {
         switch request.path {
@@ -47,6 +50,10 @@ enum TestRoutes {
             connection.write("SSH-2.0-OpenSSH_9.6 this is not an HTTP server\r\n")
         case "/large-slow":
             largeSlow(connection, server)
+        case "/gated":
+            gated(request, connection, server)
+        case "/flaky":
+            flaky(request, connection, server)
         case "/fail-after":
             hold(connection, milliseconds: Int32(request.query["ms"] ?? "") ?? 300, server)
         default:
@@ -104,6 +111,53 @@ enum TestRoutes {
         for _ in 0..<100 where !server.stopped {
             guard connection.write([UInt8](repeating: 0x63, count: 10_000)) else { return }
             if hold(connection, milliseconds: 20, server) { return }
+        }
+    }
+
+    private static func gated(_ request: TestHTTPRequest, _ connection: TestConnection, _ server: TestHTTPServer) {
+        let body = largeBody(count: Int(request.query["bytes"] ?? "") ?? 0)
+        let halves = [body.prefix(body.count / 2), body.dropFirst(body.count / 2)]
+        if request.query["chunked"] == "1" {
+            guard connection.write("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n") else {
+                return
+            }
+            guard connection.write(chunk(halves[0])), waitForGate(connection, server) else { return }
+            connection.write(chunk(halves[1]) + chunk(Data()))
+        } else {
+            guard connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+            else {
+                return
+            }
+            guard connection.write(halves[0]), waitForGate(connection, server) else { return }
+            connection.write(halves[1])
+        }
+    }
+
+    /// One frame of a chunked body; an empty one ends the body.
+    private static func chunk(_ bytes: Data) -> Data {
+        Data((String(bytes.count, radix: 16) + "\r\n").utf8) + bytes + Data("\r\n".utf8)
+    }
+
+    /// Waits until the test opens the server's gate; `false` when the client hung up, the
+    /// server stopped or 10 s passed first.
+    private static func waitForGate(_ connection: TestConnection, _ server: TestHTTPServer) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !server.isGateOpen {
+            guard Date() < deadline, !server.stopped, !connection.waitForClientClose(milliseconds: 5) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static func flaky(_ request: TestHTTPRequest, _ connection: TestConnection, _ server: TestHTTPServer) {
+        let body = largeBody(count: Int(request.query["bytes"] ?? "") ?? 0)
+        guard server.snapshot.arrivals["/flaky"] == 1 else {
+            answer(connection, status: "200 OK", body: body)
+            return
+        }
+        if connection.write("HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n") {
+            connection.write(body.prefix(body.count / 2))
         }
     }
 
