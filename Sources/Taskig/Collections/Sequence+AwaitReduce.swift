@@ -36,7 +36,7 @@ extension Sequence {
         let elements = Array(self)
         // The steps are children of this run, so cancelling it releases the fold at once.
         let run = Run(parent: CurrentRun.run, cancellable: true)
-        progress.totalUnitCount += Int64(elements.count)
+        ProgressUpdates.perform { progress.totalUnitCount += Int64(elements.count) }
         let previous = ProgressCancellation.install(on: progress) { [weak run] in run?.cancel() }
         defer {
             run.close()
@@ -47,7 +47,7 @@ extension Sequence {
             for element in elements {
                 if run.isCancelled { throw CancellableTaskError.taskWasCancelled }
                 state = try next(state, element).await()
-                progress.completedUnitCount += 1
+                ProgressUpdates.perform { progress.completedUnitCount += 1 }
             }
         }
         return state

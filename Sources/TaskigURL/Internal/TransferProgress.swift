@@ -58,7 +58,7 @@ struct TransferProgress {
         addedTotal = total
         addedCompleted = completed
         let progress = progress
-        Self.updates.withLock { _ in
+        ProgressUpdates.perform {
             // A total that grows grows first, and a count that shrinks shrinks first, so that an
             // observer never sees more completed than the total.
             if completedChange < 0 { progress.completedUnitCount += completedChange }
@@ -78,11 +78,4 @@ struct TransferProgress {
         #endif
         progress.totalUnitCount = total
     }
-
-    /// Makes each read-and-add of a progress one step, for runs that add to one progress from
-    /// different threads: `+=` is a read and a write. One lock for every progress rather than
-    /// one per progress, because setting a child's count also updates its parents, and
-    /// swift-corelibs-foundation (Linux) does that without a lock: downloads counting into
-    /// children of one parent must not update it at the same time.
-    private static let updates = LockedState(())
 }

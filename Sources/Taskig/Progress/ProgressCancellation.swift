@@ -13,17 +13,21 @@ enum ProgressCancellation {
     static func install(
         on progress: Progress, _ cancel: @escaping @Sendable () -> Void
     ) -> (@Sendable () -> Void)? {
-        let previous = progress.cancellationHandler
-        progress.cancellationHandler = {
-            cancel()
-            previous?()
+        ProgressUpdates.perform {
+            let previous = progress.cancellationHandler
+            progress.cancellationHandler = {
+                cancel()
+                previous?()
+            }
+            return previous
         }
-        return previous
     }
 
     /// Gives `progress` back the handler it had before the wait.
     @usableFromInline
     static func restore(_ previous: (@Sendable () -> Void)?, on progress: Progress) {
-        if !progress.isCancelled { progress.cancellationHandler = previous }
+        ProgressUpdates.perform {
+            if !progress.isCancelled { progress.cancellationHandler = previous }
+        }
     }
 }

@@ -58,7 +58,7 @@ final class BatchProgress: Sendable {
         taskCount: Int, countSettled: @escaping @Sendable () -> Int, cancel: @escaping @Sendable () -> Void
     ) {
         state.withLock { $0.countSettled = countSettled }
-        progress.totalUnitCount += Int64(taskCount)
+        ProgressUpdates.perform { progress.totalUnitCount += Int64(taskCount) }
         let previous = ProgressCancellation.install(on: progress, cancel)
         state.withLock { $0.previousHandler = previous }
     }
@@ -98,7 +98,7 @@ final class BatchProgress: Sendable {
     func publish() -> Bool {
         state.withLock { state in
             guard let settled = state.countSettled?(), settled > state.published else { return false }
-            progress.completedUnitCount += Int64(settled - state.published)
+            ProgressUpdates.perform { progress.completedUnitCount += Int64(settled - state.published) }
             state.published = settled
             return true
         }
