@@ -45,7 +45,8 @@ struct Options {
 
         With no arguments it runs five sections:
           1. batch         counts the words of this package's Sources with
-                           awaitAllResults(concurrency:), one file at a time and then N at a time
+                           awaitAllResults(concurrency:progress:), one file at a time and then N
+                           at a time, then takes the first three to finish from completions()
           2. race          awaitFirst() over three tasks of different speeds; the losers' runs are cancelled
           3. timeout       await(timeout:) and .timeout(_:) on a slow task
           4. cancellation  a main-queue timer cancels a running task; its waiter returns at once

@@ -19,13 +19,14 @@ import Testing
         #expect(run.errors.isEmpty, "\(run.errors)")
         for line in [
             // 1. the bounded batch, and the main queue serviced while the main thread waits
-            "1. A bounded batch: awaitAllResults(concurrency:)",
+            "1. A bounded batch: awaitAllResults(concurrency:progress:)",
             "Counting the words of",
             "1 at a time",
-            "at most 1 running at once",
             "4 at a time",
-            "at most 4 running at once",
+            "x as fast",
             "Most words:",
+            "As they finish, with completions(concurrency: 4), leaving after three:",
+            "Leaving the loop cancelled the runs still going:",
             // 2. the race
             "2. A race: awaitFirst()",
             "mirror C won after",
@@ -54,6 +55,11 @@ import Testing
         }
         #expect(!run.output.contains("failed"), "\(run.output)")
 
+        // Piped, the progress line is a plain line per quarter of each pass, from the Progress.
+        #expect(run.output.contains("   4 at a time: "), "no progress lines\n\(run.output)")
+        let started = try #require(number(in: run.output, after: "Leaving the loop cancelled the runs still going: "))
+        let files = try #require(number(in: run.output, after: "Counting the words of "))
+        #expect(started >= 3 && started < files, "leaving the loop after three must start nothing more")
         let timerTicks = try #require(number(in: run.output, after: "a timer on the main queue fired "))
         #expect(timerTicks > 0, "the main queue was not serviced while the main thread waited")
         let peak = try #require(number(in: run.output, after: "The server saw at most "))
