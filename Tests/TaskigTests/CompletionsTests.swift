@@ -131,6 +131,20 @@ import Testing
         expectRunsCancelledAndNothingMoreStarted(observers)
     }
 
+    @Test func takingAPrefixLeavesTheLoopLikeABreak() async throws {
+        let observers = (0..<8).map { _ in RunObserver() }
+        let tasks = oneQuickThenSlow(observers)
+        let first = try await withWatchdog { () -> [Int] in
+            let prefix = tasks.completions(concurrency: 3).prefix(1)
+            return prefix.compactMap { outcome in
+                #expect(observers[0].waitUntilStarted())
+                return try? outcome.result.get()
+            }
+        }
+        #expect(first == [0])
+        expectRunsCancelledAndNothingMoreStarted(observers)
+    }
+
     @Test func eachIterationRunsTheTasksAgain() async throws {
         let runs = LockedValue(0)
         let tasks = (0..<5).map { i in
