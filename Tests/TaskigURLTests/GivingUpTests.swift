@@ -97,6 +97,11 @@ struct GivingUpTests {
         default:
             #expect(throws: (any Error).self) { try result?.get() }
         }
-        #expect(server.waitUntil(timeout: 3) { $0.slowClosedByClient >= 1 }, "\(way): the server saw the close")
+        // A way that gives up without waiting for the request to arrive can, on a loaded
+        // machine, give up before it does: then there is no connection to close, and no
+        // request may arrive later either.
+        let closed = server.waitUntil(timeout: 3) { $0.slowClosedByClient >= 1 }
+        let arrivals = server.updateRecord { $0.arrivals["/slow", default: 0] }
+        #expect(closed || arrivals == 0, "\(way): the server saw \(arrivals) requests and no close")
     }
 }
