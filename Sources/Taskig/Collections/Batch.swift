@@ -26,7 +26,8 @@ import Synchronization
 ///
 /// Synchronization: the tasks never change; claims go through `nextIndex`; each lane writes
 /// only its own counters; the roster of lanes sits behind its lock; the sink synchronizes
-/// its own outcomes. A lane that runs out of tasks adds its count to `settledByEndedLanes`;
+/// its own outcomes. A lane that runs out of tasks leaves the roster and adds its count to
+/// `settledByEndedLanes` in one step, under the roster's lock;
 /// the one that brings it to the number of tasks finishes the batch.
 @usableFromInline
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
@@ -162,8 +163,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// How many tasks settled so far: each lane counts its own (see ``BatchLane``).
     @usableFromInline
     var settledCount: Int {
-        settledByEndedLanes.load(ordering: .acquiring)
-            + roster.withLock { roster in roster.lanes.reduce(0) { $0 + $1.settledCount } }
+        roster.withLock { roster in
+            roster.lanes.reduce(settledByEndedLanes.load(ordering: .acquiring)) { $0 + $1.settledCount }
+        }
     }
 
     /// Where the lanes run, and whether the caller runs one itself.
@@ -305,9 +307,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// brings it to the number of tasks finishes the batch.
     @inlinable
     func endLane(_ lane: BatchLane) {
-        removeLane(lane)
         let settled = lane.settledCount
-        if settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue == tasks.count {
+        // In one step with the removal, so that ``settledCount`` never misses the lane's tasks.
+        let settledByAll = roster.withLock { roster in
+            roster.lanes.removeAll { $0 === lane }
+            return settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
+        }
+        if settledByAll == tasks.count {
             finished.complete(with: ())
         }
     }
