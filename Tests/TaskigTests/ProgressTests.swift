@@ -78,6 +78,20 @@ import Testing
         #expect(parent.fractionCompleted == 0.5)
     }
 
+    @Test func cancellingAParentProgressEndsTheWaitOfItsChild() async throws {
+        let parent = Progress(totalUnitCount: 1)
+        let child = Progress(totalUnitCount: 0, parent: parent, pendingUnitCount: 1)
+        let observer = RunObserver()
+        runLater(0.1) { parent.cancel() }
+        let (error, seconds) = try #require(
+            try await withWatchdog {
+                timed { thrownError { try [ThrowableTask { observer.sleep(5) }].awaitAll(progress: child) } }
+            })
+        #expect((error as? CancellableTaskError) == .taskWasCancelled)
+        #expect(seconds < 1 * timingSlack)
+        #expect(observer.waitUntilCancellationSeen())
+    }
+
     @Test func cancellingTheProgressEndsAwaitAllPromptlyAndCancelsTheRunsStillGoing() async throws {
         let progress = Progress(totalUnitCount: 0)
         let observers = (0..<4).map { _ in RunObserver() }
