@@ -126,9 +126,12 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         if sink.endsOnCancellation, let run {
             run.onCancel { self.end(cancelled: true) }
         }
-        progress?.begin(
-            taskCount: tasks.count, countSettled: { self.settledCount },
-            cancel: { [weak self] in self?.end(cancelled: true) })
+        // `progress.cancel()` cancels the batch's run, which ends the batch (every sink that is
+        // given a progress ends on cancellation). The progress may keep that handler after the
+        // wait, when it was cancelled: it then holds only the run, which drops its handlers
+        // once closed; nothing holds the batch weakly, which would slow every count of its
+        // references.
+        progress?.begin(taskCount: tasks.count, countSettled: { self.settledCount }, cancel: { [run] in run?.cancel() })
         let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, run: run)
         placement.withLock { $0 = lanePlacement }
         let firstLanes = min(concurrency, tasks.count, ActiveProcessors.count)
