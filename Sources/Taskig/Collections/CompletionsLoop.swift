@@ -40,12 +40,26 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     @exclusivity(unchecked)
     var isOver = false
+    /// The sink's positions, once the batch started, when the loop only reads them: no lane
+    /// of its own to run and no cancellation seen. The batch keeps the sink alive, so the
+    /// loop reads it through this pointer, with no reference to count per outcome.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var readOnlyOrder: UnsafeMutablePointer<Atomic<Int>>?
+    /// The sink's outcomes, once the batch started.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var settledOutcomes: UnsafeMutablePointer<Result<Element.ResultType, Error>>?
+    /// The number of tasks.
+    @usableFromInline
+    let count: Int
 
     @inlinable
     init(tasks: [Element], queue: DispatchQueue, concurrency: Int) {
         self.tasks = tasks
         self.queue = queue
         self.concurrency = concurrency
+        count = tasks.count
     }
 
     deinit {
@@ -54,8 +68,26 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
         end(batch)
     }
 
+    /// The next outcome; when it has settled already and is not the last, straight from the
+    /// sink's memory.
     @inlinable
     func next() -> Outcome? {
+        if let readOnlyOrder, position &+ 1 < count {
+            let tagged = readOnlyOrder[position].load(ordering: .acquiring)
+            if tagged != 0 {
+                position &+= 1
+                let index = tagged &- 1
+                return (index, settledOutcomes.unsafelyUnwrapped.advanced(by: index).move())
+            }
+        }
+        return nextWaitingIfNeeded()
+    }
+
+    /// The next outcome the long way: starting the batch, running a task in place, waiting,
+    /// handing out what is left after a cancellation, or ending the loop.
+    @inlinable
+    @inline(never)
+    func nextWaitingIfNeeded() -> Outcome? {
         guard !isOver else { return nil }
         guard let batch else {
             guard !tasks.isEmpty else {
@@ -67,6 +99,8 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
                 sink: SettleOrder<Element.ResultType>(count: tasks.count))
             self.batch = batch
             callerLane = batch.start(lanesOn: queue, callerMayRunALane: false)
+            settledOutcomes = batch.sink.outcomes
+            if callerLane == nil { readOnlyOrder = batch.sink.order }
             return next()
         }
         if leftAfterCancellation != nil { return nextLeftAfterCancellation(of: batch) }
@@ -77,6 +111,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
             self.callerLane = nil
         }
         guard let index = sink.indexSettled(at: position) else {
+            readOnlyOrder = nil
             leftAfterCancellation = outcomesLeft(in: batch)
             return nextLeftAfterCancellation(of: batch)
         }
