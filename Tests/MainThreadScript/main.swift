@@ -84,6 +84,8 @@ if CommandLine.arguments.contains("--dispatch-main") {
     DispatchQueue.main.async {
         let value = Task<Int>(executionQueue: .main) { 5 }.await()
         report("task on the main queue from a main-queue block under dispatchMain", value == 5)
+        let offsets = (0..<3).map { i in ThrowableTask(executionQueue: .main) { i } }.completions().map(\.offset)
+        report("completions of main-queue tasks from a main-queue block under dispatchMain", offsets == [0, 1, 2])
         exit(0)
     }
     dispatchMain()

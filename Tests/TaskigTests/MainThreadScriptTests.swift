@@ -32,6 +32,9 @@ import Testing
     @Test func aMainQueueBlockUnderDispatchMainRunsMainQueueTasksInPlace() async throws {
         let output = try await runScript(arguments: ["--dispatch-main"])
         #expect(output.contains("OK task on the main queue from a main-queue block under dispatchMain\n"), "\(output)")
+        #expect(
+            output.contains("OK completions of main-queue tasks from a main-queue block under dispatchMain\n"),
+            "\(output)")
     }
 
     /// Runs the script with a watchdog: a hang is killed and fails the test.
