@@ -54,7 +54,7 @@ final class WorkerPool: Sendable {
     @usableFromInline
     func submit(_ job: @escaping Job, kind: JobKind = .work) {
         let action = state.withLock { $0.submit(job, kind: kind) }
-        carryOut(action, job: job, kind: kind)
+        carryOut(action)
     }
 
     /// Runs `job` on a worker thread if one may take it at once; returns `false`, keeping
@@ -62,34 +62,44 @@ final class WorkerPool: Sendable {
     @usableFromInline
     func trySubmit(_ job: @escaping Job) -> Bool {
         let action = state.withLock { $0.submit(job, kind: .work, mayQueue: false) }
-        carryOut(action, job: job, kind: .work)
+        carryOut(action)
         if case .refused = action { return false }
         return true
     }
 
-    private func carryOut(_ action: WorkerPoolState.SubmitAction, job: @escaping Job, kind: JobKind) {
+    private func carryOut(_ action: WorkerPoolState.SubmitAction) {
         switch action {
         case .wake(let wakeUp): wakeUp.signal()
-        case .startThread: startThread(running: job, kind: kind)
+        case .startThread: startThread()
         case .queued, .refused: break
         }
     }
 
-    /// Starts a thread for `job`; the state has already counted it.
-    private func startThread(running job: @escaping Job, kind: JobKind) {
-        Thread.detachNewThread { [self] in work(startingWith: job, kind: kind) }
+    /// Starts a thread for a job handed over; the state has already counted it. The thread
+    /// takes the job from the state rather than from its closure, which lives as long as the
+    /// thread and would keep the job alive with it.
+    private func startThread() {
+        Thread.detachNewThread { [self] in work() }
     }
 
-    /// A worker thread's life: its first job, then whatever comes, until it has been idle for
-    /// ``idleTimeout``.
-    private func work(startingWith first: @escaping Job, kind firstKind: JobKind) {
+    /// A worker thread's life: the job handed over when it started, then whatever comes,
+    /// until it has been idle for ``idleTimeout``.
+    private func work() {
         WorkerThread.markCurrent(name: "taskig.worker")
         let wakeUp = DispatchSemaphore(value: 0)
-        var next: (Job, JobKind)? = (first, firstKind)
-        while let (job, kind) = next {
-            job()
+        var next: (Job, JobKind)? = state.withLock { $0.takeHandedJob() }
+        while let kind = Self.run(taking: &next) {
             next = nextJob(after: kind, parkingOn: wakeUp)
         }
+    }
+
+    /// Runs the job in `next` and returns its kind, having let go of it: a parked thread that
+    /// still held its last job would keep what that job captured (a collection's tasks, say)
+    /// alive until the thread's next job, or its idle timeout.
+    private static func run(taking next: inout (Job, JobKind)?) -> JobKind? {
+        guard let (job, kind) = next.take() else { return nil }
+        job()
+        return kind
     }
 
     /// The next job, or `nil` once the thread has left the pool.

@@ -12,7 +12,7 @@ struct WorkerPoolState {
     enum SubmitAction {
         /// Signal the semaphore of this parked thread; the job is handed to it.
         case wake(DispatchSemaphore)
-        /// Start a new thread with the job; it is already counted.
+        /// Start a new thread, which takes the job handed over; it is already counted.
         case startThread
         /// The job waits for a thread to come free.
         case queued
@@ -38,7 +38,8 @@ struct WorkerPoolState {
     /// The semaphores of parked threads, the one parked last at the end: the next job goes
     /// to the thread idle for the shortest time, so the others reach their idle timeout.
     private var idleThreads: [DispatchSemaphore] = []
-    /// Jobs handed to parked threads that have not woken up yet; each takes one.
+    /// Jobs handed to parked threads that have not woken up yet, or to threads that have not
+    /// started yet; each takes one.
     private var handedOver = JobQueue()
     private var waitingWork = JobQueue()
     private var waitingSwiftJobs = JobQueue()
@@ -70,6 +71,7 @@ struct WorkerPoolState {
         if mayRunNow && threadCount < maximumThreads {
             if kind == .work { busyWithWork += 1 }
             threadCount += 1
+            handedOver.append(job, kind)
             return .startThread
         }
         guard mayQueue else { return .refused }
@@ -93,10 +95,10 @@ struct WorkerPoolState {
         return .park
     }
 
-    /// For a thread woken by its semaphore: the job handed to it.
+    /// For a thread that has just started, or was woken by its semaphore: the job handed to it.
     mutating func takeHandedJob() -> (WorkerPool.Job, WorkerPool.JobKind) {
         guard let handed = handedOver.popFirst() else {
-            preconditionFailure("BUG IN TASKIG: a worker thread was woken with no job handed to it")
+            preconditionFailure("BUG IN TASKIG: a worker thread started or woke with no job handed to it")
         }
         return handed
     }
