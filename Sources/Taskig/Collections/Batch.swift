@@ -32,9 +32,15 @@ import Synchronization
 @usableFromInline
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a
-    /// collection wait is for, as `action(completion:)` may run on the task's queue.
+    /// collection wait is for, as `action(completion:)` may run on the task's queue. Emptied,
+    /// under the roster's lock once no lane is left, by the lane that settles the last task,
+    /// before it releases the caller, which holds the tasks too: the caller then frees them
+    /// when it drops them, not a lane or a timer that lets go of the batch later.
     @usableFromInline
-    nonisolated(unsafe) let tasks: [Work.Element]
+    nonisolated(unsafe) var tasks: [Work.Element]
+    /// How many tasks there are; read where `tasks` may be emptied meanwhile.
+    @usableFromInline
+    let taskCount: Int
     @usableFromInline
     let concurrency: Int
     @usableFromInline
@@ -96,6 +102,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     init(_: Work.Type, tasks: [Work.Element], concurrency: Int, sink: Sink, progress: Progress? = nil) {
         self.tasks = tasks
+        taskCount = tasks.count
         self.concurrency = concurrency
         self.sink = sink
         self.progress = progress.map(BatchProgress.init)
@@ -110,7 +117,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// keeps running meanwhile.
     @inlinable
     func runAndWait(lanesOn queue: DispatchQueue) {
-        guard !tasks.isEmpty else { return }
+        guard taskCount > 0 else { return }
         if let callerLane = start(lanesOn: queue, callerMayRunALane: true) {
             laneLoop(self, callerLane)
         }
@@ -131,22 +138,22 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         // wait, when it was cancelled: it then holds only the run, which drops its handlers
         // once closed; nothing holds the batch weakly, which would slow every count of its
         // references.
-        progress?.begin(taskCount: tasks.count, countSettled: { self.settledCount }, cancel: { [run] in run?.cancel() })
+        progress?.begin(taskCount: taskCount, countSettled: { self.settledCount }, cancel: { [run] in run?.cancel() })
         let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, run: run)
         placement.withLock { $0 = lanePlacement }
-        let firstLanes = min(concurrency, tasks.count, ActiveProcessors.count)
+        let firstLanes = min(concurrency, taskCount, ActiveProcessors.count)
         switch lanePlacement {
         case .callerOnly:
             return admitLane()
         case .queue:
             // One lane each: a lane that finds nothing to take ends, and blocked lanes on a
             // queue the caller named are for that queue to schedule.
-            startLanes(min(concurrency, tasks.count))
+            startLanes(min(concurrency, taskCount))
             return nil
         case .workers:
             let callerLane = callerRunsLane && callerMayRunALane ? admitLane() : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
-            if concurrency > firstLanes && tasks.count > firstLanes {
+            if concurrency > firstLanes && taskCount > firstLanes {
                 lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 lookAgain(after: Self.firstLook)
             }
@@ -220,7 +227,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func admitLane() -> BatchLane? {
         roster.withLock { roster in
-            guard roster.lanes.count < concurrency, nextIndex.load(ordering: .relaxed) < tasks.count,
+            guard roster.lanes.count < concurrency, nextIndex.load(ordering: .relaxed) < taskCount,
                 !isOver.load(ordering: .relaxed)
             else { return nil }
             let lane = BatchLane()
@@ -314,9 +321,14 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         // In one step with the removal, so that ``settledCount`` never misses the lane's tasks.
         let settledByAll = roster.withLock { roster in
             roster.lanes.removeAll { $0 === lane }
-            return settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
+            let settledByAll = settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
+            // Every task has settled. A lane admitted meanwhile that has not ended yet may
+            // still look at the tasks; no lane is admitted any more, and the last of them
+            // empties the array when it ends.
+            if settledByAll == taskCount && roster.lanes.isEmpty { tasks = [] }
+            return settledByAll
         }
-        if settledByAll == tasks.count {
+        if settledByAll == taskCount {
             finished.complete(with: ())
         }
     }
@@ -363,7 +375,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @usableFromInline
     func look(after last: Double) {
         let claimed = nextIndex.load(ordering: .relaxed)
-        guard !isOver.load(ordering: .relaxed), claimed < tasks.count, finished.completedValue == nil else { return }
+        guard !isOver.load(ordering: .relaxed), claimed < taskCount, finished.completedValue == nil else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
