@@ -20,6 +20,11 @@ final class TaskBody<Value>: AnyTaskBody {
     @usableFromInline
     let queue: DispatchQueue?
     @usableFromInline
+    let work: Work
+    // The small fields come right after `work`, in the padding its case tag leaves, so that
+    // the body stays within 120 bytes: glibc keeps freed blocks that small in its fast bins,
+    // which hand them out again without sorting or merging them.
+    @usableFromInline
     let queueKind: QueueAffinity.Kind
     /// Whether a run of this body only registers a callback when it starts: it waits for a
     /// future, or is a chain that begins by waiting for one.
@@ -33,18 +38,11 @@ final class TaskBody<Value>: AnyTaskBody {
     /// to the other small fields, which then share one word.
     @usableFromInline
     let storedChainLength: UInt32
-    @usableFromInline
-    let work: Work
     /// The closure of work that is a plain call (see ``Work/plainCall``); one that is never
     /// called otherwise. Kept apart from `work`, and not optional, so that calling it copies
     /// nothing: matching an enum case, or unwrapping an optional closure, copies the closure.
     @usableFromInline
     let plainCall: @Sendable () throws -> Value
-    /// For a composed body that continues a body that is not composed: starts that body as the
-    /// beginning of a chain (see ``ChainStep/StartSource``), in code specialized for its type.
-    /// ``ChainStep/noSource`` otherwise.
-    @usableFromInline
-    let startSource: ChainStep.StartSource
     /// For a composed body, its last step (see ``ChainStep``); ``ChainStep/none`` otherwise.
     /// Not optional: an optional closure is kept in the form generic code calls, and unwrapping
     /// it to call it makes a converting closure every time.
@@ -73,8 +71,12 @@ final class TaskBody<Value>: AnyTaskBody {
         case source(any SourceWork<Value>)
         /// Waiting for a future's outcome, which never blocks.
         case listening(FutureState<Value>)
-        /// A composed task: the chain of steps ending in ``TaskBody/step``.
-        case composed
+        /// A composed task: the chain of steps ending in ``TaskBody/step``. For a body that
+        /// continues a body that is not composed, what starts that body as the beginning of
+        /// the chain (see ``ChainStep/StartSource``), in code specialized for its type;
+        /// ``ChainStep/noSource`` otherwise. It is used once per run of the chain, so it is kept
+        /// here, where matching the case copies it, rather than in a field of every body.
+        case composed(ChainStep.StartSource)
     }
 
     @inlinable
@@ -101,7 +103,6 @@ final class TaskBody<Value>: AnyTaskBody {
         self.queueKind = queueKind
         self.work = work
         self.plainCall = plainCall
-        startSource = ChainStep.noSource
         step = ChainStep.none
         upstream = nil
         retainedUpstream = 0
@@ -127,15 +128,14 @@ final class TaskBody<Value>: AnyTaskBody {
     init<Input>(continuing upstream: TaskBody<Input>, with step: @escaping ChainStep.Apply, on queue: DispatchQueue?) {
         self.queue = queue
         queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .globalConcurrent
-        work = .composed
-        plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
         if upstream.chainLength > 0 {
-            startSource = ChainStep.noSource
+            work = .composed(ChainStep.noSource)
         } else {
-            startSource = { source, chain, output in
+            work = .composed({ source, chain, output in
                 unsafeDowncast(source, to: TaskBody<Input>.self).start(asSourceOf: chain, output: output)
-            }
+            })
         }
+        plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
         self.step = step
         self.upstream = upstream
         retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
@@ -221,7 +221,10 @@ final class TaskBody<Value>: AnyTaskBody {
     /// ``ChainStep/StartSource``.
     @usableFromInline
     func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
-        startSource(upstream!, chain, output)
+        guard case .composed(let startSource) = work else {
+            preconditionFailure("BUG IN TASKIG: started the upstream of a body that is not composed")
+        }
+        return startSource(upstream!, chain, output)
     }
 
     /// Applies this body's step; see ``ChainStep/Apply``.
