@@ -8,30 +8,37 @@
 enum ChainRelease {
     /// The objects queued on one thread, kept for the thread's life so that releasing a
     /// chain allocates nothing.
+    ///
+    /// Its fields are only ever used by their own thread, so they skip the run-time check for
+    /// overlapping accesses, which would cost more than the rest of releasing a body.
     private final class Pending {
-        var objects: [Unmanaged<AnyObject>] = []
-        var isReleasing = false
+        @exclusivity(unchecked) var objects: [Unmanaged<AnyObject>] = []
+        @exclusivity(unchecked) var isReleasing = false
     }
 
     private static let slot = ThreadLocalSlot(releasesObjectAtThreadExit: true)
 
-    private static var pending: Pending {
-        if let pointer = slot.pointer { return Unmanaged<Pending>.fromOpaque(pointer).takeUnretainedValue() }
-        let pending = Pending()
-        slot.pointer = Unmanaged.passRetained(pending).toOpaque()
+    /// This thread's queue, made on first use; the slot holds it.
+    private static var pending: Unmanaged<Pending> {
+        if let pointer = slot.pointer { return Unmanaged<Pending>.fromOpaque(pointer) }
+        let pending = Unmanaged.passRetained(Pending())
+        slot.pointer = pending.toOpaque()
         return pending
     }
 
     /// Releases `object` once, now or after the release this thread is busy with.
     static func release(_ object: Unmanaged<AnyObject>) {
-        let pending = pending
-        if pending.isReleasing {
-            pending.objects.append(object)
-            return
+        // Not retained: the slot holds the queue for the thread's life, and counting references
+        // to it for every body released would cost as much as the queueing.
+        pending._withUnsafeGuaranteedRef { pending in
+            if pending.isReleasing {
+                pending.objects.append(object)
+                return
+            }
+            pending.isReleasing = true
+            object.release()
+            while let next = pending.objects.popLast() { next.release() }
+            pending.isReleasing = false
         }
-        pending.isReleasing = true
-        object.release()
-        while let next = pending.objects.popLast() { next.release() }
-        pending.isReleasing = false
     }
 }
