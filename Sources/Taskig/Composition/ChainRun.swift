@@ -43,7 +43,7 @@ final class ChainRun: Sendable {
 
     /// A body of the chain, unretained: `tail` keeps the whole chain alive.
     @usableFromInline
-    struct Link {
+    struct Link: Sendable {
         @usableFromInline
         unowned(unsafe) let body: any AnyTaskBody
 
@@ -101,14 +101,14 @@ final class ChainRun: Sendable {
             start: memory.bindMemory(to: Link.self, capacity: linkCount), count: linkCount)
         // Unowned: `tail` holds the chain, and counting references on every link of a long
         // chain would cost more than the walk itself.
-        unowned(unsafe) var body: any AnyTaskBody = tail
+        var link = Link(tail)
         var position = tail.chainLength
-        while position > 0, let upstream = body.upstream {
-            links.initializeElement(at: position, to: Link(body))
-            body = upstream
+        while position > 0, let upstream = link.body.upstream {
+            links.initializeElement(at: position, to: link)
+            link = upstream
             position -= 1
         }
-        links.initializeElement(at: 0, to: Link(body))
+        links.initializeElement(at: 0, to: link)
         self.links = links
     }
 

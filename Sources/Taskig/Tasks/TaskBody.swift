@@ -49,8 +49,10 @@ final class TaskBody<Value>: AnyTaskBody {
     @usableFromInline
     let step: ChainStep.Apply
     /// For a composed body, the body it continues: unowned, since `retainedUpstream` holds it.
+    /// A link rather than an unowned reference, so that reading it through ``AnyTaskBody``, as
+    /// a chain's walk does for every body, counts no reference.
     @usableFromInline
-    unowned(unsafe) let upstream: (any AnyTaskBody)?
+    let upstream: ChainRun.Link?
     /// For a composed body: the body it continues, retained once, as the bits of an
     /// `Unmanaged` reference; zero otherwise.
     @usableFromInline
@@ -137,7 +139,7 @@ final class TaskBody<Value>: AnyTaskBody {
         }
         plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
         self.step = step
-        self.upstream = upstream
+        self.upstream = ChainRun.Link(upstream)
         retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
         storedChainLength = upstream.storedChainLength + 1
         startsByListening = upstream.startsByListening
@@ -224,7 +226,7 @@ final class TaskBody<Value>: AnyTaskBody {
         guard case .composed(let startSource) = work else {
             preconditionFailure("BUG IN TASKIG: started the upstream of a body that is not composed")
         }
-        return startSource(upstream!, chain, output)
+        return startSource(upstream!.body, chain, output)
     }
 
     /// Applies this body's step; see ``ChainStep/Apply``.
@@ -261,7 +263,7 @@ extension TaskBody: CustomReflectable {
 protocol AnyTaskBody: CancellationSource {
     var queue: DispatchQueue? { get }
     var queueKind: QueueAffinity.Kind { get }
-    var upstream: (any AnyTaskBody)? { get }
+    var upstream: ChainRun.Link? { get }
     func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
     func applyStep(
         _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
