@@ -66,6 +66,12 @@ final class ChainRun: Sendable {
     @usableFromInline
     let slotStride: Int
     @usableFromInline
+    let slotAlignment: Int
+    /// Whether the links and slots have been freed, which the chain does as it finishes
+    /// (see ``finishFreeingMemory()``); read by `deinit` for a chain that never finished.
+    @usableFromInline
+    nonisolated(unsafe) var memoryIsFreed = false
+    @usableFromInline
     let phase = Atomic(Phase.running)
     /// Set by whichever comes first when the chain listens to a future (see
     /// ``listen(to:output:)``): the future's outcome, or the cancellation of the chain's run.
@@ -91,6 +97,7 @@ final class ChainRun: Sendable {
         let linkCount = tail.chainLength + 1
         let layout = tail.largestOutcome
         slotStride = layout.stride
+        slotAlignment = layout.alignment
         let slotOffset =
             (linkCount * MemoryLayout<Link>.stride + layout.alignment - 1) / layout.alignment
             * layout.alignment
@@ -113,7 +120,7 @@ final class ChainRun: Sendable {
     }
 
     deinit {
-        UnsafeMutableRawPointer(links.baseAddress!).deallocate()
+        if !memoryIsFreed { UnsafeMutableRawPointer(links.baseAddress!).deallocate() }
     }
 
     /// Runs the chain ending in `tail`, with the current run (see ``CurrentRun``) as the
@@ -171,7 +178,23 @@ final class ChainRun: Sendable {
                 }
                 position += 1
             }
-            finish(self, slot(after: links.count - 1))
+            finishFreeingMemory()
+        }
+    }
+
+    /// Hands the final outcome on, moved out of its slot, once the links and slots are freed.
+    ///
+    /// Handing it on often lets the waiter free the chain's bodies at once. A block as large as
+    /// a long chain's links, freed after them, makes glibc merge every small block freed before
+    /// it (`malloc_consolidate`), and the next chain's bodies then come from merged memory
+    /// instead of its fast bins: about 120 more instructions per link (callgrind, row 10b).
+    @inlinable
+    func finishFreeingMemory() {
+        withUnsafeTemporaryAllocation(byteCount: slotStride, alignment: slotAlignment) { outcome in
+            outcome.baseAddress!.copyMemory(from: slot(after: links.count - 1), byteCount: slotStride)
+            UnsafeMutableRawPointer(links.baseAddress!).deallocate()
+            memoryIsFreed = true
+            finish(self, outcome.baseAddress!)
         }
     }
 
