@@ -23,6 +23,20 @@ import Testing
         #expect(plain.awaitAll() == [nil, 2])
     }
 
+    /// Nothing of Taskig's (a lane's thread, the timer that watches the lanes) keeps the tasks
+    /// once the wait has returned: the caller frees them when it drops them.
+    @Test func nothingHoldsTheTasksOnceTheWaitReturns() throws {
+        final class Captured: Sendable {}
+        weak var captured: Captured?
+        do {
+            let object = Captured()
+            captured = object
+            let tasks = (0..<1_000).map { i in ThrowableTask { withExtendedLifetime(object) { i } } }
+            #expect(try tasks.awaitAll(concurrency: 4).count == 1_000)
+        }
+        #expect(captured == nil)
+    }
+
     @Test func noTasksGiveNoValues() throws {
         #expect(try [ThrowableTask<Int>]().awaitAll().isEmpty)
         #expect([Task<Int>]().awaitAll().isEmpty)
