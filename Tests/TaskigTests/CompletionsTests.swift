@@ -193,7 +193,7 @@ import Testing
             let future = outer.start()
             #expect(observers[0].waitUntilStarted())
             future.cancel()
-            return loopEnded.wait(timeout: .now() + 2) == .success
+            return loopEnded.wait(timeout: .now() + 2 * timingSlack) == .success
         }
         #expect(loopEndedInTime == true, "the loop did not wait for the 5 s tasks")
         let outcomes = handedOut.value
