@@ -213,7 +213,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// whatever their queue.
     @inlinable
     static func callerHoldsAQueueOf(_ tasks: [Work.Element]) -> Bool {
-        if Work.tasksTagTheirQueues && !QueueAffinity.isOnTaggedQueue { return false }
+        if Work.tasksTagTheirQueues && !QueueAffinity.mayHoldATaskQueue { return false }
         let onMainThread = MainThread.isCurrent
         return tasks.contains { task in
             guard let (queue, kind) = Work.nonGlobalQueue(of: task) else { return false }

@@ -24,7 +24,7 @@ protocol LaneWork: SendableMetatype {
     static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
 
     /// Whether every task's queue, when it is not a global one, was tagged when the task was
-    /// made (see ``QueueAffinity/isOnTaggedQueue``).
+    /// made (see ``QueueAffinity/mayHoldATaskQueue``).
     static var tasksTagTheirQueues: Bool { get }
 }
 

@@ -32,7 +32,7 @@ enum QueueAffinity {
     }
 
     /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way (see
-    /// ``isOnTaggedQueue``).
+    /// ``mayHoldATaskQueue``).
     @usableFromInline
     static func kind(of queue: DispatchQueue) -> Kind {
         #if canImport(Darwin)
@@ -47,13 +47,17 @@ enum QueueAffinity {
         return .other
     }
 
-    /// Whether the calling code runs on a queue Taskig has tagged: the main queue, or a queue
-    /// that some task was made for or that some wait asked about. A thread that is on no
-    /// tagged queue holds none of the queues of the tasks made so far.
+    /// Whether the calling code may hold a queue that makes a wait run tasks in place: a queue
+    /// Taskig has tagged (one that some task was made for or that some wait asked about), but
+    /// not the main queue on the main thread, which keeps the main queue serviced while it
+    /// waits. (Under `dispatchMain()` a main-queue block can run on another thread; there the
+    /// main queue counts.) A thread for which this is false holds none of the queues of the
+    /// tasks made so far.
     @usableFromInline
-    static var isOnTaggedQueue: Bool {
-        _ = mainQueueTag
-        return DispatchQueue.getSpecific(key: queueTagKey) != nil
+    static var mayHoldATaskQueue: Bool {
+        let tag = mainQueueTag
+        guard let current = DispatchQueue.getSpecific(key: queueTagKey) else { return false }
+        return current !== tag || !MainThread.isCurrent
     }
 
     /// Whether the calling code runs on the main queue (or is the main thread itself).
