@@ -5,14 +5,8 @@ import Synchronization
 ///
 /// Each lane counts its own progress, so that lanes never write to the same counter for their
 /// bookkeeping; the batch's looks at stuck lanes, and its `Progress`, read it (see ``Batch``).
-///
-/// The counter is written twice per task, so it gets cache lines of its own: lanes are made
-/// one after the other, and two small lane objects side by side in memory would share a line
-/// that each lane's writes take from the other's core on every task.
 @usableFromInline
 final class BatchLane: Sendable {
-    @usableFromInline
-    let spaceBefore: CacheLineSpace = (0, 0, 0, 0, 0, 0, 0, 0)
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
     /// the lane is inside a task. Only the lane writes it, so plain stores do.
     @usableFromInline
@@ -20,12 +14,6 @@ final class BatchLane: Sendable {
     /// ``progress`` at the batch's last look.
     @usableFromInline
     let progressAtLastLook = Atomic<UInt>(0)
-    @usableFromInline
-    let spaceAfter: CacheLineSpace = (0, 0, 0, 0, 0, 0, 0, 0)
-
-    /// 64 bytes, a cache line on the processors Taskig runs on.
-    @usableFromInline
-    typealias CacheLineSpace = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
 
     @usableFromInline
     init() {}
