@@ -115,12 +115,13 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
             leftAfterCancellation = outcomesLeft(in: batch)
             return nextLeftAfterCancellation(of: batch)
         }
+        let outcome = sink.take(index)
         position += 1
-        if position == tasks.count {
+        if position == count {
             isOver = true
             end(batch)
         }
-        return (index, sink.take(index))
+        return (index, outcome)
     }
 
     /// Once the batch was cancelled: the outcomes that had settled without being handed out
