@@ -17,9 +17,10 @@ func runLongBatchesRow(into table: Table, repetitions: Int) {
     _ = throwableTasksAwaitAllCountingProgress(warmUp)
     _ = throwableTasksAwaitAll(warmUp)
 
-    // The four shapes take turns being first: a shape measured right after another pays for
-    // some of what that one left behind (memory the allocator merges, threads still winding
-    // down), and in a fixed order one shape would always pay it.
+    // A shape measured right after another paid for some of what that one left behind (its
+    // threads winding down, memory freed late): in a fixed order, the shape after
+    // `completions` came out 10–40% slower than the same shape elsewhere. So the shapes take
+    // turns being first, and each starts after a pause of 50 ms, outside the timing.
     let shapes: [([() -> Int]) -> Double] = [
         throwableTasksAwaitAllResults, throwableTasksCompletions, throwableTasksAwaitAllCountingProgress,
         throwableTasksAwaitAll,
@@ -28,6 +29,7 @@ func runLongBatchesRow(into table: Table, repetitions: Int) {
     for repetition in 0..<2 * repetitions {
         for turn in 0..<shapes.count {
             let shape = (repetition + turn) % shapes.count
+            Thread.sleep(forTimeInterval: 0.05)
             seconds[shape].append(shapes[shape](closures))
         }
     }
