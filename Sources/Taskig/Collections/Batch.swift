@@ -127,7 +127,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
 
     /// Starts the lanes and returns the lane the caller runs itself, if any: every task,
     /// one after the other, when the caller must run them in place (see ``placement(lanesOn:tasks:run:)``);
-    /// otherwise, when `callerMayRunALane`, one lane beside the others where that helps.
+    /// one lane beside the others where that helps, when `callerMayRunALane`; and one lane in
+    /// any case when the caller is a worker itself (a nested wait), whose other lanes start
+    /// only while the pool has a thread for them: then only the caller's lane is sure to run.
     @inlinable
     func start(lanesOn queue: DispatchQueue, callerMayRunALane: Bool) -> BatchLane? {
         if sink.endsOnCancellation, let run {
@@ -150,8 +152,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             // queue the caller named are for that queue to schedule.
             startLanes(min(concurrency, taskCount))
             return nil
-        case .workers:
-            let callerLane = callerRunsLane && callerMayRunALane ? admitLane() : nil
+        case .workers(let mayQueue):
+            let callerLane = callerRunsLane && (callerMayRunALane || !mayQueue) ? admitLane() : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
             if concurrency > firstLanes && taskCount > firstLanes {
                 lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)

@@ -25,7 +25,10 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     @exclusivity(unchecked)
     var batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>?
-    /// The lane of a loop that must run the tasks itself, one per outcome it hands out.
+    /// The lane of a loop that runs tasks itself: every task, when it must run them in place;
+    /// beside the other lanes, when it runs on one of Taskig's workers (a loop nested in a
+    /// task), where the pool may have no thread for them. It runs the next task whenever the
+    /// next outcome has not settled yet.
     @usableFromInline
     @exclusivity(unchecked)
     var callerLane: BatchLane?
