@@ -52,17 +52,25 @@ import Testing
     @Test func manyLoopsAtOnceEachLeavingAtARandomPoint() async throws {
         let inconsistent = try await withWatchdog(seconds: 60) { () -> Int in
             let failures = Atomic(0)
-            DispatchQueue.concurrentPerform(iterations: 8) { caller in
-                var generator = SystemRandomNumberGenerator()
-                for round in 0..<150 {
-                    let tasks = Self.tasks(seed: caller &* 31 &+ round)
-                    let concurrency = Int.random(in: 1...8, using: &generator)
-                    let leaveAfter = Int.random(in: 0...60, using: &generator)
-                    if !Self.iterate(tasks, concurrency: concurrency, leaveAfter: leaveAfter) {
-                        failures.add(1, ordering: .relaxed)
+            // Callers on threads of their own: on Dispatch's global queue they would hold its
+            // threads, which other tests (and Foundation) need, for the whole test.
+            let callers = DispatchGroup()
+            for caller in 0..<8 {
+                callers.enter()
+                Thread.detachNewThread {
+                    var generator = SystemRandomNumberGenerator()
+                    for round in 0..<150 {
+                        let tasks = Self.tasks(seed: caller &* 31 &+ round)
+                        let concurrency = Int.random(in: 1...8, using: &generator)
+                        let leaveAfter = Int.random(in: 0...60, using: &generator)
+                        if !Self.iterate(tasks, concurrency: concurrency, leaveAfter: leaveAfter) {
+                            failures.add(1, ordering: .relaxed)
+                        }
                     }
+                    callers.leave()
                 }
             }
+            callers.wait()
             return failures.load(ordering: .relaxed)
         }
         #expect(inconsistent == 0)

@@ -16,14 +16,36 @@ import Testing
     }
 
     @Test func outcomesComeInTheOrderTheTasksSettle() async throws {
-        // 80 ms apart, or 800 ms under ThreadSanitizer, where starting the lanes beyond one
-        // per core can lag by more than 80 ms when other tests load the machine.
-        let tasks = sleepers([0.24, 0.0, 0.16, 0.08].map { $0 * timingSlack })
+        // Tasks that complete from a thread of their own hold no lane while they wait, so all
+        // four run at once on any machine, one core included, and no other test can hold up
+        // their completion (as Dispatch's timers can be, when tests hold its threads);
+        // 80 ms apart, or 800 ms under ThreadSanitizer.
+        let tasks = [0.24, 0.0, 0.16, 0.08].enumerated().map { i, delay in
+            ThrowableTask<Int> { completion in
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: delay * timingSlack)
+                    completion(.success(i))
+                }
+            }
+        }
         let outcomes = try await withWatchdog {
             try tasks.completions().map { ($0.offset, try $0.result.get()) }
         }
         #expect(outcomes?.map(\.0) == [1, 3, 2, 0])
         #expect(outcomes?.map(\.1) == [1, 3, 2, 0], "each offset comes with its own task's value")
+    }
+
+    @Test func aLoopNestedInATaskRunsTasksItselfAndGetsEveryOutcome() async throws {
+        let outer = ThrowableTask { () -> [Int] in
+            let inner = (0..<20).map { i in
+                ThrowableTask { () -> Int in
+                    usleep(1_000); return i
+                }
+            }
+            return inner.completions(concurrency: 4).compactMap { try? $0.result.get() }
+        }
+        let values = try await withWatchdog { try outer.start().await() }
+        #expect(values?.sorted() == Array(0..<20))
     }
 
     @Test func eachOutcomeIsHandedOutAsSoonAsItsTaskSettles() async throws {

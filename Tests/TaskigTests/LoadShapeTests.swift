@@ -86,8 +86,10 @@ import Testing
         // other tests running at the same time make larger. Under ThreadSanitizer that share
         // alone takes most of a second, so there the bound is what holding the cooperative
         // threads for the whole load would take: 10,000 × 1 ms on two threads, 5 s, halved.
+        // On one core (CI's `taskset` run) the workers' share is that core's, twice as long.
         let stall = try #require(measurement("taskig-stall-ms", in: output))
-        #expect(stall < (timingSlack > 1 ? 2_500 : 100), "\(output)")
+        let bound: Double = timingSlack > 1 ? 2_500 : allowedCoreCount == 1 ? 200 : 100
+        #expect(stall < bound, "\(output)")
     }
 
     @Test func everyThreadOfTaskigsEndsOnceIdle() async throws {

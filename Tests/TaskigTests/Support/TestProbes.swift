@@ -124,3 +124,16 @@ final class RunObserver: Sendable {
     var sawCancellation: Bool { state.withLock { $0.sawCancellation } }
     var runs: Int { state.withLock { $0.runs } }
 }
+
+/// How many cores this process may run on: fewer than the machine has under `taskset`, which
+/// `ProcessInfo.activeProcessorCount` does not see. Linux lists them in `/proc/self/status`
+/// as a hexadecimal mask (`Cpus_allowed:\t3`).
+let allowedCoreCount: Int = {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else {
+        return ProcessInfo.processInfo.activeProcessorCount
+    }
+    return line.dropFirst("Cpus_allowed:".count).reduce(0) { count, digit in
+        count + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
+    }
+}()
