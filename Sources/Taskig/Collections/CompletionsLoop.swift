@@ -15,16 +15,15 @@ import Synchronization
 final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     typealias Outcome = (offset: Int, result: Result<Element.ResultType, Error>)
+    @usableFromInline
+    typealias LoopBatch = Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>
 
+    /// The tasks, where their lanes run, and how many at once.
     @usableFromInline
-    let tasks: [Element]
-    @usableFromInline
-    let queue: DispatchQueue
-    @usableFromInline
-    let concurrency: Int
+    let completions: TaskCompletions<Element>
     @usableFromInline
     @exclusivity(unchecked)
-    var batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>?
+    var batch: LoopBatch?
     /// The lane of a loop that runs tasks itself: every task, when it must run them in place;
     /// beside the other lanes, when it runs on one of Taskig's workers (a loop nested in a
     /// task), where the pool may have no thread for them. It runs the next task whenever the
@@ -58,11 +57,9 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     let count: Int
 
     @inlinable
-    init(tasks: [Element], queue: DispatchQueue, concurrency: Int) {
-        self.tasks = tasks
-        self.queue = queue
-        self.concurrency = concurrency
-        count = tasks.count
+    init(_ completions: TaskCompletions<Element>) {
+        self.completions = completions
+        count = completions.tasks.count
     }
 
     deinit {
@@ -93,15 +90,15 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     func nextWaitingIfNeeded() -> Outcome? {
         guard !isOver else { return nil }
         guard let batch else {
-            guard !tasks.isEmpty else {
+            guard count > 0 else {
                 isOver = true
                 return nil
             }
             let batch = Batch(
-                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
-                sink: SettleOrder<Element.ResultType>(count: tasks.count))
+                ThrowingLaneWork<Element>.self, tasks: completions.tasks, concurrency: completions.concurrency,
+                sink: SettleOrder<Element.ResultType>(count: count))
             self.batch = batch
-            callerLane = batch.start(lanesOn: queue, callerMayRunALane: false)
+            callerLane = batch.start(lanesOn: completions.queue, callerMayRunALane: false)
             settledOutcomes = batch.sink.outcomes
             if callerLane == nil { readOnlyOrder = batch.sink.order }
             return next()
@@ -130,10 +127,10 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     /// Once the batch was cancelled: the outcomes that had settled without being handed out
     /// yet, then every task that had not settled, as cancelled, in input order.
     @usableFromInline
-    func outcomesLeft(in batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>) -> [Outcome] {
+    func outcomesLeft(in batch: LoopBatch) -> [Outcome] {
         let sink = batch.sink
         let ready = sink.takeReady(after: position)
-        var handedOut = [Bool](repeating: false, count: tasks.count)
+        var handedOut = [Bool](repeating: false, count: count)
         for index in sink.indicesTaken(before: position) { handedOut[index] = true }
         for (index, _) in ready { handedOut[index] = true }
         let cancelled = handedOut.indices.filter { !handedOut[$0] }.map { index -> Outcome in
@@ -143,9 +140,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     }
 
     @usableFromInline
-    func nextLeftAfterCancellation(
-        of batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>
-    ) -> Outcome? {
+    func nextLeftAfterCancellation(of batch: LoopBatch) -> Outcome? {
         guard let outcome = leftAfterCancellation?.popLast() else {
             isOver = true
             end(batch)
@@ -156,7 +151,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
 
     /// Lets go of the batch: what the loop took is the sink's to know when it frees the rest.
     @usableFromInline
-    func end(_ batch: Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>) {
+    func end(_ batch: LoopBatch) {
         batch.sink.takenPrefix.store(position, ordering: .relaxed)
         if let callerLane {
             self.callerLane = nil

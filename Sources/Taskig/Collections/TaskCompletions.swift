@@ -31,7 +31,7 @@ public struct TaskCompletions<OneTask: ThrowableTaskType>: Sequence {
     /// is asked for.
     @inlinable
     public func makeIterator() -> Iterator {
-        Iterator(loop: CompletionsLoop(tasks: tasks, queue: queue, concurrency: concurrency))
+        Iterator(loop: CompletionsLoop(self))
     }
 
     /// Hands out the outcomes of one run of the tasks, in the order they settle.
