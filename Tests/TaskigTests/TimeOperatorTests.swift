@@ -49,14 +49,16 @@ import Testing
         #expect(value == 2, "the first run timed out, the second one was quick")
         let alwaysSlow = ThrowableTask { () -> Int in
             runs.update { $0 += 1 }
-            _ = RunObserver().sleep(2)
+            _ = RunObserver().sleep(30)
             return 0
         }
         runs.set(0)
         // A run given up before it started never starts, so the timeout leaves a slowed-down
-        // worker (ThreadSanitizer, a loaded machine) time to start each run.
+        // worker (ThreadSanitizer, a loaded machine) time to start each run: under
+        // ThreadSanitizer in a full run, 0.5 s was once too short for the third. The body
+        // stops within 5 ms of its run's cancellation, so a long timeout costs nothing more.
         let result = try #require(
-            await withWatchdog { alwaysSlow.timeout(0.05 * timingSlack).retry(3).awaitResult() })
+            await withWatchdog(seconds: 30) { alwaysSlow.timeout(0.1 * timingSlack).retry(3).awaitResult() })
         #expect(isTimedOut(result.failure))
         #expect(runs.value == 3, "three runs, each given up on")
     }
