@@ -152,6 +152,29 @@ import Testing
         #expect(values == Array(0..<100_000))
     }
 
+    /// Lanes claim quick tasks several at a time. A lane that blocks in one of them leaves the
+    /// ones it claimed after it to the other lanes: here the blocking task waits for every
+    /// task after it.
+    @Test func aTaskThatBlocksAfterQuickOnesDoesNotHoldBackTheTasksAfterIt() async throws {
+        let followersRan = DispatchSemaphore(value: 0)
+        let followers = 15
+        let quick = (0..<5_000).map { i in ThrowableTask { i } }
+        let blocking = ThrowableTask { () -> Int in
+            for _ in 0..<followers {
+                guard followersRan.wait(timeout: .now() + 5 * timingSlack) == .success else { return -1 }
+            }
+            return 5_000
+        }
+        let after = (0..<followers).map { i in
+            ThrowableTask { () -> Int in
+                followersRan.signal()
+                return 5_001 + i
+            }
+        }
+        let values = try await withWatchdog(seconds: 60) { try (quick + [blocking] + after).awaitAll(concurrency: 4) }
+        #expect(values == Array(0...5_000 + followers))
+    }
+
     @Test func lanesOnACustomConcurrentQueue() async throws {
         let queue = DispatchQueue(label: "taskig.test.lanes", attributes: .concurrent)
         let tasks = (0..<10).map { i in Task { i } }

@@ -5,10 +5,14 @@ import Synchronization
 /// One collection wait (`awaitAll`, `awaitFirst`, …): runs its tasks on lanes, at most
 /// `concurrency` at once, and releases its caller once the outcome is known.
 ///
-/// A lane (``BatchLane``) is a loop on one thread that claims the next task in input order,
-/// one at a time, runs it to completion in place when its queue allows, and records its
-/// outcome in the ``BatchSink``. Claiming one task at a time means a task that blocks never
-/// holds back the tasks after it.
+/// A lane (``BatchLane``) is a loop on one thread that takes the next task in input order,
+/// runs it to completion in place when its queue allows, and records its outcome in the
+/// ``BatchSink``. Lanes claim tasks from the batch's counter one at a time while tasks take
+/// long, and in runs of up to ``BatchLane/largestClaim`` while they end within microseconds,
+/// so that lanes of trivial tasks rarely meet on the counter. A lane whose last task took long,
+/// and any lane once the counter has no task left, first takes the tasks that other lanes
+/// claimed and have not started: a task that blocks never holds back the tasks after it, and
+/// tasks that take long start in input order.
 ///
 /// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
 /// a lane is about to wait for a task's outcome (a callback, a network request), and, for
@@ -24,8 +28,9 @@ import Synchronization
 /// failure under fail-fast, a race that was won, a cancelled `Progress`, a `completions` loop
 /// left early) cancels the runs still going, and cancelling it (its parent run) ends it.
 ///
-/// Synchronization: the tasks never change; claims go through `nextIndex`; each lane writes
-/// only its own counters; the roster of lanes sits behind its lock; the sink synchronizes
+/// Synchronization: the tasks never change; claims go through `nextIndex`, then through the
+/// claiming lane's range (see ``BatchLane/takeClaimed()``); each lane writes only its own
+/// counters; the roster of lanes sits behind its lock; the sink synchronizes
 /// its own outcomes. A lane that runs out of tasks leaves the roster and adds its count to
 /// `settledByEndedLanes` in one step, under the roster's lock;
 /// the one that brings it to the number of tasks finishes the batch.
@@ -54,6 +59,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     let isOver = Atomic(false)
     @usableFromInline
     let settledByEndedLanes = Atomic(0)
+    /// How many lanes hold claimed tasks that nobody has started (see ``BatchLane/hold(_:)``).
+    @usableFromInline
+    let lanesHoldingTasks = Atomic(0)
     /// When the last look came (uptime in nanoseconds), and how many tasks had been claimed
     /// then; written only by the looks, which run one after another.
     @usableFromInline
@@ -225,17 +233,24 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Adds a lane to the roster, unless the batch has `concurrency` lanes, no task is left
-    /// to claim, or it is over.
+    /// to start, or it is over.
     @inlinable
     func admitLane() -> BatchLane? {
         roster.withLock { roster in
-            guard roster.lanes.count < concurrency, nextIndex.load(ordering: .relaxed) < taskCount,
+            guard roster.lanes.count < concurrency, hasTasksToStart(lanes: roster.lanes),
                 !isOver.load(ordering: .relaxed)
             else { return nil }
             let lane = BatchLane()
             roster.lanes.append(lane)
             return lane
         }
+    }
+
+    /// Whether a task is left that no lane has started: one the batch has not handed out, or one
+    /// that a lane of `lanes`, the roster, claimed and has not started.
+    @inlinable
+    func hasTasksToStart(lanes: [BatchLane]) -> Bool {
+        nextIndex.load(ordering: .relaxed) < taskCount || lanes.contains { $0.firstClaimedTask != nil }
     }
 
     /// Starts up to `count` more lanes where ``placement`` says.
@@ -301,9 +316,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     func runNextTask(
         of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>
     ) -> Bool {
-        guard !isOver.load(ordering: .relaxed) else { return false }
-        let index = nextIndex.wrappingAdd(1, ordering: .relaxed).oldValue
-        guard index < tasks.count else { return false }
+        guard !isOver.load(ordering: .relaxed), let index = nextTask(for: lane) else { return false }
         lane.enterTask()
         let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) { self.startLanes(1) }
         lane.leaveTask()
@@ -313,6 +326,52 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         }
         progress?.taskSettled()
         return true
+    }
+
+    /// The index of the task `lane` runs next: one it claimed, one another lane claimed and
+    /// has not started (when `lane` is claiming one task at a time, and when the batch has
+    /// none left to hand out), or one claimed now; `nil` when no task is left to start.
+    @inlinable
+    @inline(__always)
+    func nextTask(for lane: BatchLane) -> Int? {
+        if let (index, wasLast) = lane.takeClaimed() {
+            if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
+            return index
+        }
+        let size = lane.nextClaimSize()
+        if size == 1 && lanesHoldingTasks.load(ordering: .relaxed) > 0, let index = takeClaimedByOthers() {
+            return index
+        }
+        let first = nextIndex.wrappingAdd(size, ordering: .relaxed).oldValue
+        guard first < taskCount else { return takeClaimedByOthers() }
+        if size > 1 && first + 1 < taskCount {
+            lanesHoldingTasks.add(1, ordering: .relaxed)
+            lane.hold(first + 1..<min(first + size, taskCount))
+        }
+        return first
+    }
+
+    /// Takes the first task, in input order, that another lane claimed and has not started.
+    @inlinable
+    @inline(never)
+    func takeClaimedByOthers() -> Int? {
+        roster.withLock { roster in
+            // Each pass that takes nothing found a task that another lane took meanwhile.
+            while true {
+                var holder: BatchLane?
+                var first = Int.max
+                for lane in roster.lanes {
+                    if let claimed = lane.firstClaimedTask, claimed < first {
+                        (holder, first) = (lane, claimed)
+                    }
+                }
+                guard let holder else { return nil }
+                if let (index, wasLast) = holder.takeClaimed() {
+                    if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
+                    return index
+                }
+            }
+        }
     }
 
     /// Takes `lane` off the roster and adds what it settled to the batch's count; the lane that
@@ -366,8 +425,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     static var longTask: Double { 0.000_05 }
 
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
-    /// started some, twice as late as `last` otherwise; no more once every task has been
-    /// claimed or the batch is over.
+    /// started some, twice as late as `last` otherwise; no more once every task has
+    /// started or the batch is over.
     ///
     /// A lane that has been inside one task since the last look gets one more lane beside it,
     /// as long as fewer lanes than cores move. When the lanes took `longTask` or more per task
@@ -376,14 +435,18 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// for.
     @usableFromInline
     func look(after last: Double) {
-        let claimed = nextIndex.load(ordering: .relaxed)
-        guard !isOver.load(ordering: .relaxed), claimed < taskCount, finished.completedValue == nil else { return }
+        let claimed = min(nextIndex.load(ordering: .relaxed), taskCount)
+        guard !isOver.load(ordering: .relaxed), finished.completedValue == nil else { return }
+        let (lanes, stuck, tasksLeft) = roster.withLock { roster in
+            (
+                roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count,
+                hasTasksToStart(lanes: roster.lanes)
+            )
+        }
+        guard tasksLeft else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
-        let (lanes, stuck) = roster.withLock { roster in
-            (roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count)
-        }
         let tasksAreLong = claimedSince > 0 && elapsed * Double(lanes) / Double(claimedSince) >= Self.longTask
         // A lane can also look stuck because another thread had its core; lanes are only
         // added for stuck ones while fewer lanes than cores move.

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// One lane of a ``Batch``: a loop on one thread that takes the next task, runs it to
@@ -5,6 +6,10 @@ import Synchronization
 ///
 /// Each lane counts its own progress, so that lanes never write to the same counter for their
 /// bookkeeping; the batch's looks at stuck lanes, and its `Progress`, read it (see ``Batch``).
+///
+/// A lane claims tasks from the batch in runs of consecutive indices (see ``takeClaimed()``),
+/// and keeps the ones it has not started where other lanes can take them: a lane that is
+/// blocked in a task never holds back the tasks it claimed after it.
 @usableFromInline
 final class BatchLane: Sendable {
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
@@ -14,6 +19,32 @@ final class BatchLane: Sendable {
     /// ``progress`` at the batch's last look.
     @usableFromInline
     let progressAtLastLook = Atomic<UInt>(0)
+    /// The tasks the lane claimed and nobody has started yet are `next..<end`. Any lane takes
+    /// one by moving `next` on by one with a compare-and-exchange; only this lane sets a new
+    /// range, once the old one is empty, `next` first. Both only grow, so a lane that read an
+    /// old `next` fails its exchange, and one that read an old `end` takes too little.
+    @usableFromInline
+    let next = Atomic(0)
+    @usableFromInline
+    let end = Atomic(0)
+    /// How many tasks the lane claims at once, and when it claimed the last ones (uptime in
+    /// nanoseconds): only this lane's thread uses them.
+    @usableFromInline
+    nonisolated(unsafe) var claimSize = 1
+    @usableFromInline
+    nonisolated(unsafe) var lastClaim: UInt64 = 0
+
+    /// The most tasks a lane claims at once: few enough that a lane never keeps many tasks from
+    /// the others, enough that lanes rarely meet on the batch's counter, and that the outcomes
+    /// they write lie on cache lines of their own.
+    @usableFromInline
+    static var largestClaim: Int { 16 }
+
+    /// Claims that end sooner than this after the last one double in size; a later one is one
+    /// task again. Tasks that block or compute for long are claimed one at a time, as a bound
+    /// on concurrency needs; trivial ones in runs of ``largestClaim``.
+    @usableFromInline
+    static var quickClaimNanoseconds: UInt64 { 20_000 }
 
     @usableFromInline
     init() {}
@@ -26,6 +57,47 @@ final class BatchLane: Sendable {
     @inlinable
     func leaveTask() {
         progress.store(progress.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    /// Takes the first task of this lane's claimed ones that nobody has started, and says
+    /// whether it was the last; called by this lane, or by another one.
+    @inlinable
+    func takeClaimed() -> (index: Int, wasLast: Bool)? {
+        var index = next.load(ordering: .relaxed)
+        while true {
+            // Acquiring: having seen the new `end` of a range, the exchange sees its new `next`.
+            let end = end.load(ordering: .acquiring)
+            guard index < end else { return nil }
+            let (exchanged, original) = next.compareExchange(
+                expected: index, desired: index + 1, ordering: .relaxed)
+            if exchanged { return (index, index + 1 == end) }
+            index = original
+        }
+    }
+
+    /// The first of this lane's claimed tasks that nobody has started, if any.
+    @inlinable
+    var firstClaimedTask: Int? {
+        let index = next.load(ordering: .relaxed)
+        return index < end.load(ordering: .acquiring) ? index : nil
+    }
+
+    /// How many tasks to claim now: twice as many as last time when they ended quickly, one
+    /// otherwise.
+    @inlinable
+    func nextClaimSize() -> Int {
+        let now = DispatchTime.now().uptimeNanoseconds
+        claimSize = now &- lastClaim < Self.quickClaimNanoseconds ? min(2 * claimSize, Self.largestClaim) : 1
+        lastClaim = now
+        return claimSize
+    }
+
+    /// Keeps `claimed`, just claimed from the batch and not empty, for this lane; only when
+    /// none of its claimed tasks is left.
+    @inlinable
+    func hold(_ claimed: Range<Int>) {
+        next.store(claimed.lowerBound, ordering: .relaxed)
+        end.store(claimed.upperBound, ordering: .releasing)
     }
 
     /// How many tasks the lane has run to the end.
