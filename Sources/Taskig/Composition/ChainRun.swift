@@ -53,6 +53,24 @@ final class ChainRun: Sendable {
         }
     }
 
+    /// A body of the chain as its run keeps it: unretained, with the kind of its queue, which
+    /// the walk reads in the same call as the body's upstream, so that the run's loop asks the
+    /// body nothing to learn where its step runs. A call through an unretained existential
+    /// costs a retain and a release of the body.
+    @usableFromInline
+    struct RunLink {
+        @usableFromInline
+        unowned(unsafe) let body: any AnyTaskBody
+        @usableFromInline
+        let queueKind: QueueAffinity.Kind
+
+        @inlinable
+        init(_ body: any AnyTaskBody, queueKind: QueueAffinity.Kind) {
+            self.body = body
+            self.queueKind = queueKind
+        }
+    }
+
     /// The composed task's run; `nil` for a run nothing can cancel.
     @usableFromInline
     let run: Run?
@@ -60,7 +78,7 @@ final class ChainRun: Sendable {
     let tail: any AnyTaskBody
     /// The bodies of the chain, first to last: the task it begins with, then one per step.
     @usableFromInline
-    nonisolated(unsafe) let links: UnsafeMutableBufferPointer<Link>
+    nonisolated(unsafe) let links: UnsafeMutableBufferPointer<RunLink>
     @usableFromInline
     nonisolated(unsafe) let slots: UnsafeMutableRawPointer
     @usableFromInline
@@ -99,23 +117,24 @@ final class ChainRun: Sendable {
         slotStride = layout.stride
         slotAlignment = layout.alignment
         let slotOffset =
-            (linkCount * MemoryLayout<Link>.stride + layout.alignment - 1) / layout.alignment
+            (linkCount * MemoryLayout<RunLink>.stride + layout.alignment - 1) / layout.alignment
             * layout.alignment
         let memory = UnsafeMutableRawPointer.allocate(
-            byteCount: slotOffset + 2 * slotStride, alignment: max(layout.alignment, MemoryLayout<Link>.alignment))
+            byteCount: slotOffset + 2 * slotStride, alignment: max(layout.alignment, MemoryLayout<RunLink>.alignment))
         slots = memory + slotOffset
         let links = UnsafeMutableBufferPointer(
-            start: memory.bindMemory(to: Link.self, capacity: linkCount), count: linkCount)
+            start: memory.bindMemory(to: RunLink.self, capacity: linkCount), count: linkCount)
         // Unowned: `tail` holds the chain, and counting references on every link of a long
         // chain would cost more than the walk itself.
         var link = Link(tail)
         var position = tail.chainLength
-        while position > 0, let upstream = link.body.upstream {
-            links.initializeElement(at: position, to: link)
+        while true {
+            let (queueKind, upstream) = link.body.walkStep
+            links.initializeElement(at: position, to: RunLink(link.body, queueKind: queueKind))
+            guard position > 0, let upstream else { break }
             link = upstream
             position -= 1
         }
-        links.initializeElement(at: 0, to: link)
         self.links = links
     }
 
@@ -162,7 +181,7 @@ final class ChainRun: Sendable {
                         return
                     }
                 } else {
-                    if !onQueue, body.queueKind != .globalConcurrent || onMainThread,
+                    if !onQueue, links[position].queueKind != .globalConcurrent || onMainThread,
                         case let hop = Self.placement(of: body), hop != .inPlace
                     {
                         phase.store(Phase.running, ordering: .relaxed)

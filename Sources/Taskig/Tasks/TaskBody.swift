@@ -229,6 +229,9 @@ final class TaskBody<Value>: AnyTaskBody {
         return startSource(upstream!.body, chain, output)
     }
 
+    @usableFromInline
+    var walkStep: (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?) { (queueKind, upstream) }
+
     /// Applies this body's step; see ``ChainStep/Apply``.
     @usableFromInline
     func applyStep(
@@ -263,7 +266,8 @@ extension TaskBody: CustomReflectable {
 protocol AnyTaskBody: CancellationSource {
     var queue: DispatchQueue? { get }
     var queueKind: QueueAffinity.Kind { get }
-    var upstream: ChainRun.Link? { get }
+    /// The kind of the body's queue and the body it continues, in one call.
+    var walkStep: (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?) { get }
     func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
     func applyStep(
         _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
