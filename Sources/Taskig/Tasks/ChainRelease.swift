@@ -12,6 +12,9 @@ enum ChainRelease {
     /// Its fields are only ever used by their own thread, so they skip the run-time check for
     /// overlapping accesses, which would cost more than the rest of releasing a body.
     private final class Pending {
+        /// The first object queued; most releases queue one (a body's upstream) before the
+        /// loop takes it, and a field is cheaper than the array.
+        @exclusivity(unchecked) var first: Unmanaged<AnyObject>?
         @exclusivity(unchecked) var objects: [Unmanaged<AnyObject>] = []
         @exclusivity(unchecked) var isReleasing = false
     }
@@ -32,12 +35,21 @@ enum ChainRelease {
         // to it for every body released would cost as much as the queueing.
         pending._withUnsafeGuaranteedRef { pending in
             if pending.isReleasing {
-                pending.objects.append(object)
+                if pending.first == nil { pending.first = object } else { pending.objects.append(object) }
                 return
             }
             pending.isReleasing = true
             object.release()
-            while let next = pending.objects.popLast() { next.release() }
+            while true {
+                if let next = pending.first {
+                    pending.first = nil
+                    next.release()
+                } else if let next = pending.objects.popLast() {
+                    next.release()
+                } else {
+                    break
+                }
+            }
             pending.isReleasing = false
         }
     }
