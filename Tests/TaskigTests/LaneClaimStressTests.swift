@@ -46,6 +46,33 @@ import Testing
         #expect(wrongRounds == [])
     }
 
+    /// The second-to-last task waits for the last, which its lane has most likely claimed
+    /// with it: another lane must take that one over, and must not end before it can.
+    @Test func aTaskThatWaitsForALaterOneOfTheSameWaitFindsItRun() async throws {
+        let wrongRounds = try await withWatchdog(seconds: 60) { () -> [String] in
+            var wrong: [String] = []
+            for round in 0..<300 {
+                let count = [20, 200, 2_000][round % 3]
+                let concurrency = [2, 3, 8][round % 3 == 0 ? 1 : round % 2 == 0 ? 0 : 2]
+                let lastRan = DispatchSemaphore(value: 0)
+                let tasks = (0..<count).map { index in
+                    ThrowableTask { () -> Int in
+                        if index == count - 2 {
+                            guard lastRan.wait(timeout: .now() + 2 * timingSlack) == .success else { return -1 }
+                        }
+                        if index == count - 1 { lastRan.signal() }
+                        return index
+                    }
+                }
+                if (try? tasks.awaitAll(concurrency: concurrency)) != Array(0..<count) {
+                    wrong.append("round \(round): \(count) tasks at concurrency \(concurrency)")
+                }
+            }
+            return wrong
+        }
+        #expect(wrongRounds == [])
+    }
+
     @Test func everyTaskOfACompletionsLoopRunsExactlyOnceAndIsHandedOutOnce() async throws {
         let wrongRounds = try await withWatchdog(seconds: 60) { () -> [String] in
             var wrong: [String] = []

@@ -11,8 +11,9 @@ import Synchronization
 /// long, and in runs of up to ``BatchLane/largestClaim`` while they end within microseconds,
 /// so that lanes of trivial tasks rarely meet on the counter. A lane whose last task took long,
 /// and any lane once the counter has no task left, first takes the tasks that other lanes
-/// claimed and have not started: a task that blocks never holds back the tasks after it, and
-/// tasks that take long start in input order.
+/// claimed and have not started: a task that blocks holds back the tasks its lane claimed
+/// after it only until other lanes reach them, and tasks that take long start in input order.
+/// No lane ends while another holds a task it has not started.
 ///
 /// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
 /// a lane is about to wait for a task's outcome (a callback, a network request), and, for
@@ -59,7 +60,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     let isOver = Atomic(false)
     @usableFromInline
     let settledByEndedLanes = Atomic(0)
-    /// How many lanes hold claimed tasks that nobody has started (see ``BatchLane/hold(_:)``).
+    /// How many lanes hold claimed tasks that nobody has started (see ``BatchLane/hold(_:)``),
+    /// or are about to: a lane counts itself before it claims more than one task, so that a
+    /// lane that finds the counter spent and no task held waits for its run to appear
+    /// instead of ending (see ``takeTaskHeldByOthers()``).
     @usableFromInline
     let lanesHoldingTasks = Atomic(0)
     /// When the last look came (uptime in nanoseconds), and how many tasks had been claimed
@@ -237,7 +241,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func admitLane() -> BatchLane? {
         roster.withLock { roster in
-            guard roster.lanes.count < concurrency, hasTasksToStart(lanes: roster.lanes),
+            guard roster.lanes.count < concurrency, hasTasksToStart,
                 !isOver.load(ordering: .relaxed)
             else { return nil }
             let lane = BatchLane()
@@ -246,11 +250,11 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         }
     }
 
-    /// Whether a task is left that no lane has started: one the batch has not handed out, or one
-    /// that a lane of `lanes`, the roster, claimed and has not started.
+    /// Whether a task may be left that no lane has started: one the batch has not handed out,
+    /// or one that a lane claimed and has not started.
     @inlinable
-    func hasTasksToStart(lanes: [BatchLane]) -> Bool {
-        nextIndex.load(ordering: .relaxed) < taskCount || lanes.contains { $0.firstClaimedTask != nil }
+    var hasTasksToStart: Bool {
+        nextIndex.load(ordering: .relaxed) < taskCount || lanesHoldingTasks.load(ordering: .relaxed) > 0
     }
 
     /// Starts up to `count` more lanes where ``placement`` says.
@@ -338,17 +342,39 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
             return index
         }
+        // Acquiring, as the claim below: a lane that finds the counter spent sees every lane
+        // that counted itself in `lanesHoldingTasks` before its claim.
+        guard nextIndex.load(ordering: .acquiring) < taskCount else { return takeTaskHeldByOthers() }
         let size = lane.nextClaimSize()
         if size == 1 && lanesHoldingTasks.load(ordering: .relaxed) > 0, let index = takeClaimedByOthers() {
             return index
         }
-        let first = nextIndex.wrappingAdd(size, ordering: .relaxed).oldValue
-        guard first < taskCount else { return takeClaimedByOthers() }
-        if size > 1 && first + 1 < taskCount {
-            lanesHoldingTasks.add(1, ordering: .relaxed)
+        if size > 1 { lanesHoldingTasks.add(1, ordering: .relaxed) }
+        let first = nextIndex.wrappingAdd(size, ordering: .acquiringAndReleasing).oldValue
+        if size > 1 {
+            guard first + 1 < taskCount else {
+                lanesHoldingTasks.subtract(1, ordering: .relaxed)
+                return first < taskCount ? first : takeTaskHeldByOthers()
+            }
             lane.hold(first + 1..<min(first + size, taskCount))
         }
-        return first
+        return first < taskCount ? first : takeTaskHeldByOthers()
+    }
+
+    /// Once the batch has handed out every task: takes a task that another lane claimed and
+    /// has not started; `nil` once no lane holds one, or the batch is over.
+    @inlinable
+    @inline(never)
+    func takeTaskHeldByOthers() -> Int? {
+        while true {
+            if let index = takeClaimedByOthers() { return index }
+            guard lanesHoldingTasks.load(ordering: .acquiring) > 0, !isOver.load(ordering: .relaxed) else {
+                return nil
+            }
+            // A lane has claimed its last run and not shown it yet, or has taken its last
+            // task and not said so yet: either is a few instructions away.
+            sched_yield()
+        }
     }
 
     /// Takes the first task, in input order, that another lane claimed and has not started.
@@ -437,13 +463,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     func look(after last: Double) {
         let claimed = min(nextIndex.load(ordering: .relaxed), taskCount)
         guard !isOver.load(ordering: .relaxed), finished.completedValue == nil else { return }
-        let (lanes, stuck, tasksLeft) = roster.withLock { roster in
-            (
-                roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count,
-                hasTasksToStart(lanes: roster.lanes)
-            )
+        guard hasTasksToStart else { return }
+        let (lanes, stuck) = roster.withLock { roster in
+            (roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count)
         }
-        guard tasksLeft else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)

@@ -22,7 +22,9 @@ final class BatchLane: Sendable {
     /// The tasks the lane claimed and nobody has started yet are `next..<end`. Any lane takes
     /// one by moving `next` on by one with a compare-and-exchange; only this lane sets a new
     /// range, once the old one is empty, `next` first. Both only grow, so a lane that read an
-    /// old `next` fails its exchange, and one that read an old `end` takes too little.
+    /// old `next` fails its exchange, exactly one lane takes a range's last task, and one that
+    /// read an old `end` sees too few tasks: the batch counts the lanes that hold tasks, so
+    /// that a lane that saw none while some are held looks again instead of ending.
     @usableFromInline
     let next = Atomic(0)
     @usableFromInline
