@@ -28,70 +28,68 @@ import Testing
         var count: Int { value.load(ordering: .relaxed) }
     }
 
-    @Test func everyTaskOfAnAwaitAllRunsExactlyOnce() async throws {
-        let wrongRounds = try await withWatchdog(seconds: 60) { () -> [String] in
-            var wrong: [String] = []
-            for round in 0..<300 {
-                let count = [1, 2, 17, 40, 333, 2_000][round % 6]
-                let concurrency = [1, 2, 3, 8, 50][round % 5]
-                let runs = Counter()
-                let tasks = Self.tasks(count: count, seed: round, blockEvery: [7, 97, 500][round % 3], runs: runs)
-                let values = tasks.awaitAllResults(concurrency: concurrency).map { try? $0.get() }
-                if values != Array(0..<count) || runs.count != count {
-                    wrong.append("round \(round): \(runs.count) runs of \(count) tasks at concurrency \(concurrency)")
-                }
-            }
-            return wrong
+    /// Runs `rounds` rounds under a watchdog; each returns what it found wrong, if anything.
+    private func expectEveryRoundRight(
+        _ rounds: Int, sourceLocation: SourceLocation = #_sourceLocation, _ round: @escaping @Sendable (Int) -> String?
+    ) async throws {
+        let wrongRounds = try await withWatchdog(seconds: 60, sourceLocation: sourceLocation) {
+            (0..<rounds).compactMap { index in round(index).map { "round \(index): \($0)" } }
         }
-        #expect(wrongRounds == [])
+        #expect(wrongRounds == [], sourceLocation: sourceLocation)
+    }
+
+    @Test func everyTaskOfAnAwaitAllRunsExactlyOnce() async throws {
+        try await expectEveryRoundRight(300) { round in
+            let count = [1, 2, 17, 40, 333, 2_000][round % 6]
+            let concurrency = [1, 2, 3, 8, 50][round % 5]
+            let runs = Counter()
+            let tasks = Self.tasks(count: count, seed: round, blockEvery: [7, 97, 500][round % 3], runs: runs)
+            let values = tasks.awaitAllResults(concurrency: concurrency).map { try? $0.get() }
+            guard values == Array(0..<count), runs.count == count else {
+                return "\(runs.count) runs of \(count) tasks at concurrency \(concurrency)"
+            }
+            return nil
+        }
     }
 
     /// The second-to-last task waits for the last, which its lane has most likely claimed
     /// with it: another lane must take that one over, and must not end before it can.
     @Test func aTaskThatWaitsForALaterOneOfTheSameWaitFindsItRun() async throws {
-        let wrongRounds = try await withWatchdog(seconds: 60) { () -> [String] in
-            var wrong: [String] = []
-            for round in 0..<300 {
-                let count = [20, 200, 2_000][round % 3]
-                let concurrency = [2, 3, 8][round % 3 == 0 ? 1 : round % 2 == 0 ? 0 : 2]
-                let lastRan = DispatchSemaphore(value: 0)
-                let tasks = (0..<count).map { index in
-                    ThrowableTask { () -> Int in
-                        if index == count - 2 {
-                            guard lastRan.wait(timeout: .now() + 2 * timingSlack) == .success else { return -1 }
-                        }
-                        if index == count - 1 { lastRan.signal() }
-                        return index
+        try await expectEveryRoundRight(300) { round in
+            let count = [20, 200, 2_000][round % 3]
+            let concurrency = [2, 3, 8][round % 3 == 0 ? 1 : round % 2 == 0 ? 0 : 2]
+            let lastRan = DispatchSemaphore(value: 0)
+            let tasks = (0..<count).map { index in
+                ThrowableTask { () -> Int in
+                    if index == count - 2 {
+                        guard lastRan.wait(timeout: .now() + 2 * timingSlack) == .success else { return -1 }
                     }
-                }
-                if (try? tasks.awaitAll(concurrency: concurrency)) != Array(0..<count) {
-                    wrong.append("round \(round): \(count) tasks at concurrency \(concurrency)")
+                    if index == count - 1 { lastRan.signal() }
+                    return index
                 }
             }
-            return wrong
+            guard (try? tasks.awaitAll(concurrency: concurrency)) == Array(0..<count) else {
+                return "\(count) tasks at concurrency \(concurrency)"
+            }
+            return nil
         }
-        #expect(wrongRounds == [])
     }
 
     @Test func everyTaskOfACompletionsLoopRunsExactlyOnceAndIsHandedOutOnce() async throws {
-        let wrongRounds = try await withWatchdog(seconds: 60) { () -> [String] in
-            var wrong: [String] = []
-            for round in 0..<200 {
-                let count = [3, 40, 333, 1_500][round % 4]
-                let concurrency = [1, 2, 4, 50][round % 4 == 0 ? 3 : round % 3]
-                let runs = Counter()
-                let tasks = Self.tasks(count: count, seed: round, blockEvery: [11, 150][round % 2], runs: runs)
-                var handedOut = [Int](repeating: 0, count: count)
-                for (offset, result) in tasks.completions(concurrency: concurrency) {
-                    handedOut[offset] += 1
-                    if (try? result.get()) != offset { handedOut[offset] += 100 }
-                }
-                if handedOut != [Int](repeating: 1, count: count) || runs.count != count {
-                    wrong.append("round \(round): \(runs.count) runs of \(count) tasks at concurrency \(concurrency)")
-                }
+        try await expectEveryRoundRight(200) { round in
+            let count = [3, 40, 333, 1_500][round % 4]
+            let concurrency = [1, 2, 4, 50][round % 4 == 0 ? 3 : round % 3]
+            let runs = Counter()
+            let tasks = Self.tasks(count: count, seed: round, blockEvery: [11, 150][round % 2], runs: runs)
+            var handedOut = [Int](repeating: 0, count: count)
+            for (offset, result) in tasks.completions(concurrency: concurrency) {
+                handedOut[offset] += 1
+                if (try? result.get()) != offset { handedOut[offset] += 100 }
             }
-            return wrong
+            guard handedOut == [Int](repeating: 1, count: count), runs.count == count else {
+                return "\(runs.count) runs of \(count) tasks at concurrency \(concurrency)"
+            }
+            return nil
         }
-        #expect(wrongRounds == [])
     }
 }
