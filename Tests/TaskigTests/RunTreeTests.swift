@@ -26,10 +26,10 @@ import Testing
     @Test func aNestedCollectionWaitIsCancelledWithItsOuterRun() async throws {
         let observers = [RunObserver(), RunObserver()]
         let outer = ThrowableTask { () -> [Int] in
-            try observers.map { observer in ThrowableTask { observer.sleep(3) ? 1 : -1 } }.awaitAll()
+            try observers.map { observer in ThrowableTask { observer.sleep(30) ? 1 : -1 } }.awaitAll()
         }
         let (result, seconds) = try #require(
-            await withWatchdog { timed { Result { try outer.await(timeout: 0.2) } } })
+            await withWatchdog { timed { Result { try outer.await(timeout: 0.2 * timingSlack) } } })
         #expect(isTimedOut(result.failure))
         #expect(seconds < 1 * timingSlack)
         // A task whose lane had no thread yet when the wait gave up never starts; every task
@@ -72,11 +72,15 @@ import Testing
         let started = LockedValue<Future<Int>?>(nil)
         let independent = RunObserver()
         let outer = ThrowableTask { () -> Int in
-            started.set(ThrowableTask { independent.sleep(0.3) ? 42 : -1 }.start())
-            _ = RunObserver().sleep(3)
+            started.set(ThrowableTask { independent.sleep(0.3 * timingSlack) ? 42 : -1 }.start())
+            _ = RunObserver().sleep(30)
             return 0
         }
-        #expect(isTimedOut((try await withWatchdog { thrownError { try outer.await(timeout: 0.1) } }) ?? nil))
+        // The future outlives the outer run's timeout, which leaves the outer run time to get a
+        // thread under ThreadSanitizer.
+        #expect(
+            isTimedOut(
+                (try await withWatchdog { thrownError { try outer.await(timeout: 0.1 * timingSlack) } }) ?? nil))
         let value = try await withWatchdog { try started.value?.await() }
         #expect(value == 42)
         #expect(!independent.sawCancellation)
@@ -86,15 +90,19 @@ import Testing
         let finished = DispatchSemaphore(value: 0)
         let outcome = LockedValue<Result<Int, Error>?>(nil)
         let outer = ThrowableTask { () -> Int in
-            ThrowableTask { RunObserver().sleep(0.2) ? 7 : -1 }.async { result in
+            ThrowableTask { RunObserver().sleep(0.3 * timingSlack) ? 7 : -1 }.async { result in
                 outcome.set(result)
                 finished.signal()
             }
-            _ = RunObserver().sleep(3)
+            _ = RunObserver().sleep(30)
             return 0
         }
-        #expect(isTimedOut((try await withWatchdog { thrownError { try outer.await(timeout: 0.05) } }) ?? nil))
-        #expect(try await withWatchdog { finished.wait(timeout: .now() + 5) } == .success)
+        // The independent run outlives the outer run's timeout, so a child run would see the
+        // cancellation.
+        #expect(
+            isTimedOut(
+                (try await withWatchdog { thrownError { try outer.await(timeout: 0.1 * timingSlack) } }) ?? nil))
+        #expect(try await withWatchdog(seconds: 30) { finished.wait(timeout: .now() + 5 * timingSlack) } == .success)
         #expect(try outcome.value?.get() == 7)
     }
 }
@@ -191,7 +199,7 @@ import Testing
         }
         let ticker = Ticker(stopped: stopped, finished: finished)
         let (result, seconds) = try #require(
-            await withWatchdog { timed { Result { try ticker.await(timeout: 0.1) } } })
+            await withWatchdog { timed { Result { try ticker.await(timeout: 0.1 * timingSlack) } } })
         #expect(isTimedOut(result.failure))
         #expect(seconds < 1 * timingSlack)
         #expect(stopped.value)
