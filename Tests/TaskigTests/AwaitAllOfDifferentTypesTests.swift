@@ -28,6 +28,8 @@ import Testing
             observer.sleep(3); return 1
         }
         let failing = ThrowableTask { () -> String in
+            // Only once the slow task runs, so that there is a running task to cancel.
+            _ = observer.waitUntilStarted(within: 10)
             sleep(seconds: 0.05)
             throw TestError(7)
         }

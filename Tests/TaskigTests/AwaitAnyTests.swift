@@ -9,6 +9,8 @@ import Testing
         let tasks = [
             ThrowableTask<Int> { throw TestError(0) },
             ThrowableTask<Int> {
+                // Only once the loser runs, so that there is a running loser to cancel.
+                _ = observer.waitUntilStarted(within: 10)
                 sleep(seconds: 0.05)
                 return 1
             },

@@ -12,6 +12,8 @@ import Testing
             return "slow"
         }
         let fast = ThrowableTask { () -> String in
+            // Only once the loser runs, so that there is a running loser to cancel.
+            _ = observer.waitUntilStarted(within: 10)
             sleep(seconds: 0.01)
             return "fast"
         }

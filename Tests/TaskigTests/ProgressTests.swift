@@ -87,7 +87,11 @@ import Testing
         let parent = Progress(totalUnitCount: 1)
         let child = Progress(totalUnitCount: 0, parent: parent, pendingUnitCount: 1)
         let observer = RunObserver()
-        runLater(0.1) { parent.cancel() }
+        // Once the task runs: a run whose lane had no thread yet when the wait ended never starts.
+        runLater(0) {
+            _ = observer.waitUntilStarted(within: 20)
+            parent.cancel()
+        }
         let (error, seconds) = try #require(
             try await withWatchdog {
                 timed { thrownError { try [ThrowableTask { observer.sleep(10) }].awaitAll(progress: child) } }
@@ -101,7 +105,10 @@ import Testing
         let progress = Progress(totalUnitCount: 0)
         let observers = (0..<4).map { _ in RunObserver() }
         let tasks = observers.map { observer in ThrowableTask { observer.sleep(10) } }
-        runLater(0.1) { progress.cancel() }
+        runLater(0) {
+            _ = observers.prefix(2).allSatisfy { $0.waitUntilStarted(within: 20) }
+            progress.cancel()
+        }
         let (error, seconds) = try #require(
             try await withWatchdog { timed { thrownError { try tasks.awaitAll(concurrency: 2, progress: progress) } } })
         #expect((error as? CancellableTaskError) == .taskWasCancelled)
@@ -119,7 +126,10 @@ import Testing
                 observer.sleep(10); return 1
             },
         ]
-        runLater(0.1) { progress.cancel() }
+        runLater(0) {
+            _ = observer.waitUntilStarted(within: 20)
+            progress.cancel()
+        }
         let (results, seconds) = try #require(
             try await withWatchdog { timed { tasks.awaitAllResults(progress: progress) } })
         #expect(seconds < progressCancelBound)
@@ -131,7 +141,10 @@ import Testing
     @Test func cancellingTheProgressEndsAwaitReducePromptly() async throws {
         let progress = Progress(totalUnitCount: 0)
         let observer = RunObserver()
-        runLater(0.1) { progress.cancel() }
+        runLater(0) {
+            _ = observer.waitUntilStarted(within: 20)
+            progress.cancel()
+        }
         let (error, seconds) = try #require(
             try await withWatchdog {
                 timed {
