@@ -106,6 +106,19 @@ final class TestHTTPServer: Sendable {
         gate.store(true, ordering: .releasing)
     }
 
+    /// Waits up to 3 s until `answered` `/slow` requests were answered and the client closed
+    /// the connection of every other one that arrived; returns whether that came to hold.
+    ///
+    /// For waits that give up after a time: on a loaded machine a wait can give up before its
+    /// run got a thread, and a run given up on before it started never starts, so its request
+    /// never arrives and there is nothing to close.
+    func clientClosedEverySlowRequestItDidNotWaitFor(answered: Int = 0) -> Bool {
+        waitUntil(timeout: 3) { record in
+            record.slowAnswered == answered
+                && record.slowClosedByClient == record.arrivals["/slow", default: 0] - answered
+        }
+    }
+
     // MARK: - Recording, for the routes
 
     var isGateOpen: Bool { gate.load(ordering: .acquiring) }
