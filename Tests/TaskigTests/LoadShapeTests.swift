@@ -70,7 +70,8 @@ import Testing
         #expect(try #require(measurement("peak-running", in: output)) >= 10, "\(output)")
         let fiftyLanes = try #require(measurement("fifty-lanes-seconds", in: output))
         let twoLanes = try #require(measurement("two-lanes-seconds", in: output))
-        #expect(fiftyLanes < twoLanes / 4, "\(output)")
+        // ThreadSanitizer slows each wake-up of the fifty lanes far more than the two lanes' work.
+        #expect(fiftyLanes < twoLanes / (timingSlack > 1 ? 2 : 4), "\(output)")
     }
 
     @Test func asyncBodiesRunEvenWhenOrdinaryWorkHoldsEveryOtherThread() async throws {

@@ -126,8 +126,12 @@ import Testing
                 observer.sleep(10); return 1
             },
         ]
+        // Once the slow task runs and the quick one has settled, which the progress shows at once:
+        // a task whose run is cancelled before it settles reports the cancellation.
         runLater(0) {
             _ = observer.waitUntilStarted(within: 20)
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while progress.completedUnitCount < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
             progress.cancel()
         }
         let (results, seconds) = try #require(
