@@ -16,23 +16,31 @@ import Testing
     }
 
     @Test func outcomesComeInTheOrderTheTasksSettle() async throws {
-        // Tasks that complete from a thread of their own hold no lane while they wait, so all
-        // four run at once on any machine, one core included, and no other test can hold up
-        // their completion (as Dispatch's timers can be, when tests hold its threads);
-        // 80 ms apart, or 800 ms under ThreadSanitizer.
-        let tasks = [0.24, 0.0, 0.16, 0.08].enumerated().map { i, delay in
+        // The tasks complete in the order 1, 3, 2, 0, each only once the loop has handed out
+        // the one before: a loop that waited for input order would wait for task 0 for good.
+        // They complete from threads of their own, so that no other test can hold up their
+        // completion (as Dispatch's threads can be held), and no time decides the order.
+        let order = [1, 3, 2, 0]
+        let mayComplete = order.map { _ in DispatchSemaphore(value: 0) }
+        mayComplete[order[0]].signal()
+        let tasks = order.indices.map { i in
             ThrowableTask<Int> { completion in
                 Thread.detachNewThread {
-                    Thread.sleep(forTimeInterval: delay * timingSlack)
+                    mayComplete[i].wait()
                     completion(.success(i))
                 }
             }
         }
-        let outcomes = try await withWatchdog {
-            try tasks.completions().map { ($0.offset, try $0.result.get()) }
+        let outcomes = try await withWatchdog(seconds: 60) { () -> [(Int, Int)] in
+            var outcomes: [(Int, Int)] = []
+            for (offset, result) in tasks.completions() {
+                outcomes.append((offset, try result.get()))
+                if outcomes.count < order.count { mayComplete[order[outcomes.count]].signal() }
+            }
+            return outcomes
         }
-        #expect(outcomes?.map(\.0) == [1, 3, 2, 0])
-        #expect(outcomes?.map(\.1) == [1, 3, 2, 0], "each offset comes with its own task's value")
+        #expect(outcomes?.map(\.0) == order)
+        #expect(outcomes?.map(\.1) == order, "each offset comes with its own task's value")
     }
 
     @Test func aLoopNestedInATaskRunsTasksItselfAndGetsEveryOutcome() async throws {
