@@ -338,10 +338,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     @inline(__always)
     func nextTask(for lane: BatchLane) -> Int? {
-        if let (index, wasLast) = lane.takeClaimed() {
-            if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
-            return index
-        }
+        if let index = takeClaimed(from: lane) { return index }
         // Acquiring, as the claim below: a lane that finds the counter spent sees every lane
         // that counted itself in `lanesHoldingTasks` before its claim.
         guard nextIndex.load(ordering: .acquiring) < taskCount else { return takeTaskHeldByOthers() }
@@ -352,13 +349,23 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         if size > 1 { lanesHoldingTasks.add(1, ordering: .relaxed) }
         let first = nextIndex.wrappingAdd(size, ordering: .acquiringAndReleasing).oldValue
         if size > 1 {
-            guard first + 1 < taskCount else {
+            if first + 1 < taskCount {
+                lane.hold(first + 1..<min(first + size, taskCount))
+            } else {
                 lanesHoldingTasks.subtract(1, ordering: .relaxed)
-                return first < taskCount ? first : takeTaskHeldByOthers()
             }
-            lane.hold(first + 1..<min(first + size, taskCount))
         }
         return first < taskCount ? first : takeTaskHeldByOthers()
+    }
+
+    /// Takes the first of `lane`'s claimed tasks that nobody has started; the lane that takes a
+    /// range's last task no longer counts its holder in `lanesHoldingTasks`.
+    @inlinable
+    @inline(__always)
+    func takeClaimed(from lane: BatchLane) -> Int? {
+        guard let (index, wasLast) = lane.takeClaimed() else { return nil }
+        if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
+        return index
     }
 
     /// Once the batch has handed out every task: takes a task that another lane claimed and
@@ -392,10 +399,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                     }
                 }
                 guard let holder else { return nil }
-                if let (index, wasLast) = holder.takeClaimed() {
-                    if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
-                    return index
-                }
+                if let index = takeClaimed(from: holder) { return index }
             }
         }
     }
@@ -462,8 +466,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @usableFromInline
     func look(after last: Double) {
         let claimed = min(nextIndex.load(ordering: .relaxed), taskCount)
-        guard !isOver.load(ordering: .relaxed), finished.completedValue == nil else { return }
-        guard hasTasksToStart else { return }
+        guard !isOver.load(ordering: .relaxed), finished.completedValue == nil, hasTasksToStart else { return }
         let (lanes, stuck) = roster.withLock { roster in
             (roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count)
         }

@@ -8,8 +8,9 @@ import Synchronization
 /// bookkeeping; the batch's looks at stuck lanes, and its `Progress`, read it (see ``Batch``).
 ///
 /// A lane claims tasks from the batch in runs of consecutive indices (see ``takeClaimed()``),
-/// and keeps the ones it has not started where other lanes can take them: a lane that is
-/// blocked in a task never holds back the tasks it claimed after it.
+/// and keeps the ones it has not started where other lanes can take them, so that a lane
+/// blocked in a task holds back the tasks it claimed after it only until other lanes reach
+/// them (see ``Batch``).
 @usableFromInline
 final class BatchLane: Sendable {
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
