@@ -11,6 +11,19 @@ import Testing
     private let progressCancelBound = 3 * timingSlack
 
     /// `count` tasks that each sleep `seconds` and return their index.
+    /// Cancels `progress`, from another thread, once every one of `observers` runs and at least
+    /// `settled` tasks have settled: a run whose lane had no thread yet when the wait ended
+    /// never starts, and a task whose run is cancelled before it settles reports the
+    /// cancellation. The progress shows a wait's first settled task at once.
+    private func cancel(_ progress: Progress, onceRunning observers: [RunObserver], settled: Int64 = 0) {
+        runLater(0) {
+            _ = observers.allSatisfy { $0.waitUntilStarted(within: 20) }
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while progress.completedUnitCount < settled && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            progress.cancel()
+        }
+    }
+
     private func sleepers(_ count: Int, seconds: Double) -> [ThrowableTask<Int>] {
         (0..<count).map { i in
             ThrowableTask { () -> Int in
@@ -87,11 +100,7 @@ import Testing
         let parent = Progress(totalUnitCount: 1)
         let child = Progress(totalUnitCount: 0, parent: parent, pendingUnitCount: 1)
         let observer = RunObserver()
-        // Once the task runs: a run whose lane had no thread yet when the wait ended never starts.
-        runLater(0) {
-            _ = observer.waitUntilStarted(within: 20)
-            parent.cancel()
-        }
+        cancel(parent, onceRunning: [observer])
         let (error, seconds) = try #require(
             try await withWatchdog {
                 timed { thrownError { try [ThrowableTask { observer.sleep(10) }].awaitAll(progress: child) } }
@@ -105,10 +114,7 @@ import Testing
         let progress = Progress(totalUnitCount: 0)
         let observers = (0..<4).map { _ in RunObserver() }
         let tasks = observers.map { observer in ThrowableTask { observer.sleep(10) } }
-        runLater(0) {
-            _ = observers.prefix(2).allSatisfy { $0.waitUntilStarted(within: 20) }
-            progress.cancel()
-        }
+        cancel(progress, onceRunning: Array(observers.prefix(2)))
         let (error, seconds) = try #require(
             try await withWatchdog { timed { thrownError { try tasks.awaitAll(concurrency: 2, progress: progress) } } })
         #expect((error as? CancellableTaskError) == .taskWasCancelled)
@@ -126,14 +132,7 @@ import Testing
                 observer.sleep(10); return 1
             },
         ]
-        // Once the slow task runs and the quick one has settled, which the progress shows at once:
-        // a task whose run is cancelled before it settles reports the cancellation.
-        runLater(0) {
-            _ = observer.waitUntilStarted(within: 20)
-            let deadline = Date(timeIntervalSinceNow: 20)
-            while progress.completedUnitCount < 1 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-            progress.cancel()
-        }
+        cancel(progress, onceRunning: [observer], settled: 1)
         let (results, seconds) = try #require(
             try await withWatchdog { timed { tasks.awaitAllResults(progress: progress) } })
         #expect(seconds < progressCancelBound)
@@ -145,10 +144,7 @@ import Testing
     @Test func cancellingTheProgressEndsAwaitReducePromptly() async throws {
         let progress = Progress(totalUnitCount: 0)
         let observer = RunObserver()
-        runLater(0) {
-            _ = observer.waitUntilStarted(within: 20)
-            progress.cancel()
-        }
+        cancel(progress, onceRunning: [observer])
         let (error, seconds) = try #require(
             try await withWatchdog {
                 timed {
