@@ -322,7 +322,11 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     ) -> Bool {
         guard !isOver.load(ordering: .relaxed), let index = nextTask(for: lane) else { return false }
         lane.enterTask()
-        let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) { self.startLanes(1) }
+        // The lane's caller holds the batch: capturing it strongly would make both lanes write
+        // its reference count for every task.
+        let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) {
+            [unowned(unsafe) self] in self.startLanes(1)
+        }
         lane.leaveTask()
         if sink.record(outcome, at: index) {
             end(cancelled: false)

@@ -41,15 +41,21 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
         // lane runs a value-returning closure itself. The body is read in place: the tasks
         // array holds it for as long as the lane runs.
         if Element.self == ThrowableTask<Element.ResultType>.self {
-            unowned(unsafe) let body = UnsafeRawPointer(address)
-                .assumingMemoryBound(to: ThrowableTask<Element.ResultType>.self).pointee.body
-            if body.queueKind == .globalConcurrent, body.isPlainCall {
+            // A `ThrowableTask` is its body's reference alone, so its bits are an `Unmanaged`
+            // one. Used as guaranteed, the body counts no reference while its closure runs:
+            // otherwise both lanes would write each body's count, twice per task.
+            assert(MemoryLayout<ThrowableTask<Element.ResultType>>.size == MemoryLayout<Unmanaged<AnyObject>>.size)
+            let body = UnsafeRawPointer(address).load(as: Unmanaged<TaskBody<Element.ResultType>>.self)
+            let outcome = body._withUnsafeGuaranteedRef { body -> Result<Element.ResultType, Error>? in
+                guard body.queueKind == .globalConcurrent, body.isPlainCall else { return nil }
                 guard !body.isCancelled, !(parent?.isCancelled ?? false) else {
                     return .failure(CancellableTaskError.taskWasCancelled)
                 }
                 frame.pointee.task = body
-                return frame.pointee.finishInPlace(body.callInPlace())
+                let outcome = body.callInPlace()
+                return frame.pointee.finishInPlace(outcome, isTaskCancelled: body.isCancelled)
             }
+            if let outcome { return outcome }
         }
         return launch(address.pointee, parent: parent, beforeBlocking: beforeBlocking)
     }

@@ -123,6 +123,19 @@ struct RunFrame {
         return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
     }
 
+    /// ``finishInPlace(_:)`` for a caller that has asked the task itself whether it is
+    /// cancelled: `isTaskCancelled`, read after the work returned. Asking through ``task``
+    /// would count a reference to it.
+    @inlinable
+    @inline(__always)
+    mutating func finishInPlace<Value>(
+        _ outcome: Result<Value, Error>, isTaskCancelled: @autoclosure () -> Bool
+    ) -> Result<Value, Error> {
+        let cancelled = run?.isCancelled ?? (isTaskCancelled() || (parent?.isCancelled ?? false))
+        closeIfMade()
+        return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+    }
+
     /// Closes the run if this frame made it, and readies the frame for another run under the
     /// same parent. The task is forgotten too: the frame does not keep it alive.
     @inlinable
