@@ -41,32 +41,46 @@ final class ChainRun: Sendable {
         @usableFromInline static var waiting: Int { 3 }
     }
 
-    /// A body of the chain, unretained: `tail` keeps the whole chain alive.
+    /// A body of a chain as an unmanaged reference and the type that uses it: calls through
+    /// it count no reference, where a call through an unowned existential costs a retain and
+    /// a release of the body. Held by the body that continues it, which retained it (see
+    /// ``TaskBody``), and by a run, unretained: the run's `tail` keeps the whole chain alive.
     @usableFromInline
     struct Link: Sendable {
+        /// Only ever a task body, which is `Sendable`.
         @usableFromInline
-        unowned(unsafe) let body: any AnyTaskBody
+        nonisolated(unsafe) let object: Unmanaged<AnyObject>
+        @usableFromInline
+        let type: any AnyTaskBody.Type
 
+        /// A link that holds `body` until ``ChainRelease`` releases `object`.
         @inlinable
-        init(_ body: any AnyTaskBody) {
-            self.body = body
+        init<Value>(retaining body: TaskBody<Value>) {
+            object = Unmanaged.passRetained(body)
+            type = TaskBody<Value>.self
+        }
+
+        /// A link that does not hold `body`.
+        @inlinable
+        init<Value>(unretained body: TaskBody<Value>) {
+            object = Unmanaged.passUnretained(body)
+            type = TaskBody<Value>.self
         }
     }
 
-    /// A body of the chain as its run keeps it: unretained, with the kind of its queue, which
-    /// the walk reads in the same call as the body's upstream, so that the run's loop asks the
-    /// body nothing to learn where its step runs. A call through an unretained existential
-    /// costs a retain and a release of the body.
+    /// A body of the chain as its run keeps it, with the kind of its queue, which the walk
+    /// reads in the same call as the body's upstream, so that the run's loop asks the body
+    /// nothing to learn where its step runs.
     @usableFromInline
     struct RunLink {
         @usableFromInline
-        unowned(unsafe) let body: any AnyTaskBody
+        let link: Link
         @usableFromInline
         let queueKind: QueueAffinity.Kind
 
         @inlinable
-        init(_ body: any AnyTaskBody, queueKind: QueueAffinity.Kind) {
-            self.body = body
+        init(_ link: Link, queueKind: QueueAffinity.Kind) {
+            self.link = link
             self.queueKind = queueKind
         }
     }
@@ -124,13 +138,13 @@ final class ChainRun: Sendable {
         slots = memory + slotOffset
         let links = UnsafeMutableBufferPointer(
             start: memory.bindMemory(to: RunLink.self, capacity: linkCount), count: linkCount)
-        // Unowned: `tail` holds the chain, and counting references on every link of a long
+        // Unretained: `tail` holds the chain, and counting references on every link of a long
         // chain would cost more than the walk itself.
-        var link = Link(tail)
+        var link = Link(unretained: tail)
         var position = tail.chainLength
         while true {
-            let (queueKind, upstream) = link.body.walkStep
-            links.initializeElement(at: position, to: RunLink(link.body, queueKind: queueKind))
+            let (queueKind, upstream) = link.type.walkStep(of: link.object)
+            links.initializeElement(at: position, to: RunLink(link, queueKind: queueKind))
             guard position > 0, let upstream else { break }
             link = upstream
             position -= 1
@@ -174,15 +188,16 @@ final class ChainRun: Sendable {
             var onQueue = onStepQueue
             let onMainThread = MainThread.isCurrent
             while position < links.count {
-                unowned(unsafe) let body = links[position].body
+                let link = links[position].link
                 phase.store(Phase.starting, ordering: .relaxed)
                 if position == 0 {
-                    guard links[1].body.startUpstream(in: self, output: slot(after: 0)) || goOnAfterStart() else {
-                        return
-                    }
+                    let first = links[1].link
+                    guard
+                        first.type.startUpstream(of: first.object, in: self, output: slot(after: 0)) || goOnAfterStart()
+                    else { return }
                 } else {
                     if !onQueue, links[position].queueKind != .globalConcurrent || onMainThread,
-                        case let hop = Self.placement(of: body), hop != .inPlace
+                        case let hop = link.type.placementOfStep(of: link.object), hop != .inPlace
                     {
                         phase.store(Phase.running, ordering: .relaxed)
                         let resumeAt = position
@@ -191,7 +206,8 @@ final class ChainRun: Sendable {
                     }
                     onQueue = false
                     guard
-                        body.applyStep(slot(after: position - 1), slot(after: position), self, position)
+                        link.type.applyStep(
+                            of: link.object, slot(after: position - 1), slot(after: position), self, position)
                             || goOnAfterStart()
                     else { return }
                 }
@@ -215,14 +231,6 @@ final class ChainRun: Sendable {
             memoryIsFreed = true
             finish(self, outcome.baseAddress!)
         }
-    }
-
-    /// Where the step of `body` runs: here, or on its serial or main queue when this thread
-    /// is not on it, or on a worker when this is the main thread and the step's queue is a
-    /// global one, so that a step that blocks does not hold up the main queue.
-    @inlinable
-    static func placement(of body: any AnyTaskBody) -> RunPlacement {
-        RunPlacement.forWork(of: body.queueKind, on: body.queue, release: .never)
     }
 
     /// After a start that did not finish at once: `true` when the outcome arrived meanwhile

@@ -9,7 +9,7 @@ import Synchronization
 /// in place is a plain call. A composed task's body is the last step of a chain whose steps
 /// point at the body they continue (see ``ChainRun``).
 ///
-/// A composed body holds the body it continues through `retainedUpstream`, released through
+/// A composed body holds the body it continues through `upstream`, released through
 /// ``ChainRelease``, so that releasing a chain of any length is a loop, not a recursion.
 @usableFromInline
 final class TaskBody<Value>: AnyTaskBody {
@@ -48,15 +48,11 @@ final class TaskBody<Value>: AnyTaskBody {
     /// it to call it makes a converting closure every time.
     @usableFromInline
     let step: ChainStep.Apply
-    /// For a composed body, the body it continues: unowned, since `retainedUpstream` holds it.
-    /// A link rather than an unowned reference, so that reading it through ``AnyTaskBody``, as
-    /// a chain's walk does for every body, counts no reference.
+    /// For a composed body, the body it continues, retained once and released by `deinit`.
+    /// A link rather than a reference, so that a chain's walk reads it, for every body,
+    /// without counting a reference.
     @usableFromInline
     let upstream: ChainRun.Link?
-    /// For a composed body: the body it continues, retained once, as the bits of an
-    /// `Unmanaged` reference; zero otherwise.
-    @usableFromInline
-    let retainedUpstream: UInt
     /// The size and alignment of the largest outcome of this body and those it continues.
     @usableFromInline
     let largestOutcome: OutcomeLayout
@@ -107,7 +103,6 @@ final class TaskBody<Value>: AnyTaskBody {
         self.plainCall = plainCall
         step = ChainStep.none
         upstream = nil
-        retainedUpstream = 0
         storedChainLength = 0
         // Asked once, here: matching the enum later would copy it every time.
         switch work {
@@ -139,8 +134,7 @@ final class TaskBody<Value>: AnyTaskBody {
         }
         plainCall = { preconditionFailure("BUG IN TASKIG: called the work of a composed task as a plain call") }
         self.step = step
-        self.upstream = ChainRun.Link(upstream)
-        retainedUpstream = UInt(bitPattern: Unmanaged.passRetained(upstream).toOpaque())
+        self.upstream = ChainRun.Link(retaining: upstream)
         storedChainLength = upstream.storedChainLength + 1
         startsByListening = upstream.startsByListening
         isPlainCall = false
@@ -173,9 +167,7 @@ final class TaskBody<Value>: AnyTaskBody {
 
     deinit {
         CancellationWord.destroy(word)
-        if let address = UnsafeRawPointer(bitPattern: retainedUpstream) {
-            ChainRelease.release(Unmanaged<AnyObject>.fromOpaque(address))
-        }
+        if let upstream { ChainRelease.release(upstream.object) }
     }
 
     /// How many steps lead to this body: zero for a task made from its work.
@@ -219,26 +211,43 @@ final class TaskBody<Value>: AnyTaskBody {
         return chain.startChild(ThrowableTask(body: self), position: 0, output: output)
     }
 
-    /// Starts the chain's first body, this composed body's upstream; see
-    /// ``ChainStep/StartSource``.
-    @usableFromInline
-    func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool {
-        guard case .composed(let startSource) = work else {
-            preconditionFailure("BUG IN TASKIG: started the upstream of a body that is not composed")
-        }
-        return startSource(upstream!.body, chain, output)
+    /// `body`, which is a body of this type, used as a guaranteed reference.
+    @inlinable
+    @inline(__always)
+    static func using<Result>(_ body: Unmanaged<AnyObject>, _ use: (TaskBody) -> Result) -> Result {
+        body._withUnsafeGuaranteedRef { use(unsafeDowncast($0, to: TaskBody.self)) }
     }
 
     @usableFromInline
-    var walkStep: (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?) { (queueKind, upstream) }
+    static func startUpstream(
+        of body: Unmanaged<AnyObject>, in chain: ChainRun, output: UnsafeMutableRawPointer
+    )
+        -> Bool
+    {
+        using(body) { body in
+            guard case .composed(let startSource) = body.work, let upstream = body.upstream else {
+                preconditionFailure("BUG IN TASKIG: started the upstream of a body that is not composed")
+            }
+            return upstream.object._withUnsafeGuaranteedRef { startSource($0, chain, output) }
+        }
+    }
 
-    /// Applies this body's step; see ``ChainStep/Apply``.
     @usableFromInline
-    func applyStep(
-        _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
-        _ position: Int
+    static func walkStep(of body: Unmanaged<AnyObject>) -> (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?) {
+        using(body) { body in (body.queueKind, body.upstream) }
+    }
+
+    @usableFromInline
+    static func applyStep(
+        of body: Unmanaged<AnyObject>, _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer,
+        _ chain: ChainRun, _ position: Int
     ) -> Bool {
-        step(inputSlot, outputSlot, chain, position)
+        using(body) { body in body.step(inputSlot, outputSlot, chain, position) }
+    }
+
+    @usableFromInline
+    static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement {
+        using(body) { body in RunPlacement.forWork(of: body.queueKind, on: body.queue, release: .never) }
     }
 
     /// Starts the work on this thread, with the run current; the work reports through
@@ -261,18 +270,28 @@ extension TaskBody: CustomReflectable {
     var customMirror: Mirror { Mirror(self, children: ["queue": executionQueue.label]) }
 }
 
-/// A task body whatever its value type: enough to walk and release chains.
+/// What a chain's run needs from a task body whatever its value type, asked of the type with
+/// the body as an unretained reference (see ``ChainRun/Link``): a call through an unowned
+/// existential would count a reference to the body every time.
 @usableFromInline
 protocol AnyTaskBody: CancellationSource {
-    var queue: DispatchQueue? { get }
-    var queueKind: QueueAffinity.Kind { get }
     /// The kind of the body's queue and the body it continues, in one call.
-    var walkStep: (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?) { get }
-    func startUpstream(in chain: ChainRun, output: UnsafeMutableRawPointer) -> Bool
-    func applyStep(
-        _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer, _ chain: ChainRun,
-        _ position: Int
+    static func walkStep(of body: Unmanaged<AnyObject>) -> (queueKind: QueueAffinity.Kind, upstream: ChainRun.Link?)
+    /// Starts the chain's first body, this composed body's upstream; see
+    /// ``ChainStep/StartSource``.
+    static func startUpstream(
+        of body: Unmanaged<AnyObject>, in chain: ChainRun, output: UnsafeMutableRawPointer
+    )
+        -> Bool
+    /// Applies the body's step; see ``ChainStep/Apply``.
+    static func applyStep(
+        of body: Unmanaged<AnyObject>, _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer,
+        _ chain: ChainRun, _ position: Int
     ) -> Bool
+    /// Where the body's step runs: here, or on its serial or main queue when this thread is
+    /// not on it, or on a worker when this is the main thread and the step's queue is a global
+    /// one, so that a step that blocks does not hold up the main queue.
+    static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.
