@@ -26,15 +26,16 @@ enum ChainStep {
     typealias StartSource =
         @Sendable (_ source: AnyObject, _ chain: ChainRun, _ output: UnsafeMutableRawPointer) -> Bool
 
-    /// The ``StartSource`` of a body that does not begin a chain.
+    /// The ``StartSource`` of a body that does not begin a chain. A function rather than a
+    /// stored closure, so that every body made does not check that the closure was made.
     @usableFromInline
-    static let noSource: StartSource = { _, _, _ in
+    static func noSource(_: AnyObject, _: ChainRun, _: UnsafeMutableRawPointer) -> Bool {
         preconditionFailure("BUG IN TASKIG: started the source of a body that does not begin a chain")
     }
 
-    /// The step of a body that is not composed, never applied.
+    /// The step of a body that is not composed, never applied; a function, as ``noSource(_:_:_:)``.
     @usableFromInline
-    static let none: Apply = { _, _, _, _ in
+    static func none(_: UnsafeMutableRawPointer, _: UnsafeMutableRawPointer, _: ChainRun, _: Int) -> Bool {
         preconditionFailure("BUG IN TASKIG: a step was applied on a task that is not composed")
     }
 }
