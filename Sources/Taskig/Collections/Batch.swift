@@ -39,9 +39,10 @@ import Synchronization
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a
     /// collection wait is for, as `action(completion:)` may run on the task's queue. Emptied,
-    /// under the roster's lock once no lane is left, by the lane that settles the last task,
-    /// before it releases the caller, which holds the tasks too: the caller then frees them
-    /// when it drops them, not a lane or a timer that lets go of the batch later.
+    /// under the roster's lock once every task has settled and no started lane is left, by
+    /// the last lane to end, before it releases the caller, which holds the tasks too: the
+    /// caller then frees them when it drops them, not a lane or a timer that lets go of the
+    /// batch later (see ``endLane(_:)``).
     @usableFromInline
     nonisolated(unsafe) var tasks: [Work.Element]
     /// How many tasks there are; read where `tasks` may be emptied meanwhile.
@@ -158,14 +159,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         let firstLanes = min(concurrency, taskCount, ActiveProcessors.count)
         switch lanePlacement {
         case .callerOnly:
-            return admitLane()
+            return admitLane(runByCaller: true)
         case .queue:
             // One lane each: a lane that finds nothing to take ends, and blocked lanes on a
             // queue the caller named are for that queue to schedule.
             startLanes(min(concurrency, taskCount))
             return nil
         case .workers(let mayQueue):
-            let callerLane = callerRunsLane && (callerMayRunALane || !mayQueue) ? admitLane() : nil
+            let callerLane =
+                callerRunsLane && (callerMayRunALane || !mayQueue) ? admitLane(runByCaller: true) : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
             if concurrency > firstLanes && taskCount > firstLanes {
                 lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
@@ -237,14 +239,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Adds a lane to the roster, unless the batch has `concurrency` lanes, no task is left
-    /// to start, or it is over.
+    /// to start, or it is over. A lane the caller runs has started; any other starts when
+    /// its thread takes it up (see ``runLane(_:)``).
     @inlinable
-    func admitLane() -> BatchLane? {
+    func admitLane(runByCaller: Bool = false) -> BatchLane? {
         roster.withLock { roster in
             guard roster.lanes.count < concurrency, hasTasksToStart,
                 !isOver.load(ordering: .relaxed)
             else { return nil }
-            let lane = BatchLane()
+            let lane = BatchLane(hasStarted: runByCaller)
             roster.lanes.append(lane)
             return lane
         }
@@ -287,9 +290,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         roster.withLock { roster in roster.lanes.removeAll { $0 === lane } }
     }
 
-    /// Runs `lane` until no task is left for it or the batch is over.
+    /// Runs `lane` until no task is left for it or the batch is over; a lane let go before its
+    /// thread took it up (see ``endLane(_:)``) does nothing.
     @inlinable
     func runLane(_ lane: BatchLane) {
+        let isOnRoster = roster.withLock { roster in
+            lane.hasStarted = true
+            return roster.lanes.contains { $0 === lane }
+        }
+        guard isOnRoster else { return }
         // One frame for the lane's whole life; between tasks only its task changes.
         var frame = RunFrame(parent: run, task: nil)
         CurrentRun.whileRunning(&frame) { frame in
@@ -408,22 +417,29 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         }
     }
 
-    /// Takes `lane` off the roster and adds what it settled to the batch's count; the lane that
-    /// brings it to the number of tasks finishes the batch.
+    /// Takes `lane` off the roster and adds what it settled to the batch's count. Once every
+    /// task has settled, the last lane to end lets go of the tasks and finishes the batch.
+    ///
+    /// So a caller released by the batch's end holds the tasks alone, and frees them when it
+    /// drops them, rather than a lane on a worker at the same time as the caller's next work.
+    /// Lanes that have started are only leaving their loops by then; lanes whose thread has
+    /// not taken them up yet (a worker may be long in coming, past the pool's limit) are let
+    /// go instead of waited for, and do nothing when their thread comes.
     @inlinable
     func endLane(_ lane: BatchLane) {
         let settled = lane.settledCount
         // In one step with the removal, so that ``settledCount`` never misses the lane's tasks.
-        let settledByAll = roster.withLock { roster in
+        let isLast = roster.withLock { roster in
             roster.lanes.removeAll { $0 === lane }
             let settledByAll = settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
-            // Every task has settled. A lane admitted meanwhile that has not ended yet may
-            // still look at the tasks; no lane is admitted any more, and the last of them
-            // empties the array when it ends.
-            if settledByAll == taskCount && roster.lanes.isEmpty { tasks = [] }
-            return settledByAll
+            // No lane is admitted once every task has settled, and no lane left reads the tasks.
+            guard settledByAll == taskCount else { return false }
+            roster.lanes.removeAll { !$0.hasStarted }
+            guard roster.lanes.isEmpty else { return false }
+            tasks = []
+            return true
         }
-        if settledByAll == taskCount {
+        if isLast {
             finished.complete(with: ())
         }
     }

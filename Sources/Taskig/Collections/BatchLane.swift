@@ -36,6 +36,10 @@ final class BatchLane: Sendable {
     nonisolated(unsafe) var claimSize = 1
     @usableFromInline
     nonisolated(unsafe) var lastClaim: UInt64 = 0
+    /// Whether the lane's thread has begun running it: set by the caller for its own lane,
+    /// and by the lane when its thread takes it up. Only used under the batch's roster lock.
+    @usableFromInline
+    nonisolated(unsafe) var hasStarted: Bool
 
     /// The most tasks a lane claims at once: few enough that a lane never keeps many tasks from
     /// the others, enough that lanes rarely meet on the batch's counter, and that the outcomes
@@ -49,8 +53,11 @@ final class BatchLane: Sendable {
     @usableFromInline
     static var quickClaimNanoseconds: UInt64 { 20_000 }
 
+    /// A lane that `hasStarted` when the caller runs it on its own thread.
     @usableFromInline
-    init() {}
+    init(hasStarted: Bool) {
+        self.hasStarted = hasStarted
+    }
 
     @inlinable
     func enterTask() {
