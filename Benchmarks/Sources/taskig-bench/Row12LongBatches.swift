@@ -17,10 +17,11 @@ func runLongBatchesRow(into table: Table, repetitions: Int) {
     _ = throwableTasksAwaitAllCountingProgress(warmUp)
     _ = throwableTasksAwaitAll(warmUp)
 
-    // A shape measured right after another paid for some of what that one left behind (its
-    // threads winding down, memory freed late): in a fixed order, the shape after
-    // `completions` came out 10–40% slower than the same shape elsewhere. So the shapes take
-    // turns being first, and each starts after a pause of 50 ms, outside the timing.
+    // A shape measured right after another pays for some of what that one leaves behind (its
+    // threads winding down). Until `f7280f6`, the shape after `completions` came out 10–40%
+    // slower than the same shape elsewhere: the loop's last lane freed its 100k tasks on a
+    // worker meanwhile. So the shapes take turns being first, and each starts after a pause
+    // of 50 ms, outside the timing.
     let shapes: [([() -> Int]) -> Double] = [
         throwableTasksAwaitAllResults, throwableTasksCompletions, throwableTasksAwaitAllCountingProgress,
         throwableTasksAwaitAll,
