@@ -38,11 +38,11 @@ import Synchronization
 @usableFromInline
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a
-    /// collection wait is for, as `action(completion:)` may run on the task's queue. Emptied,
-    /// under the roster's lock once every task has settled and no started lane is left, by
-    /// the last lane to end, before it releases the caller, which holds the tasks too: the
-    /// caller then frees them when it drops them, not a lane or a timer that lets go of the
-    /// batch later (see ``endLane(_:)``).
+    /// collection wait is for, as `action(completion:)` may run on the task's queue. Taken
+    /// out by the caller once the batch finished with every task settled (see
+    /// ``takeTasksOnceSettled()``), so that the tasks are freed on the caller's thread, not
+    /// by a lane or a timer that lets go of the batch later. A batch that ended early keeps
+    /// them until it is freed, since lanes may still be running some of them.
     @usableFromInline
     nonisolated(unsafe) var tasks: [Work.Element]
     /// How many tasks there are; read where `tasks` may be emptied meanwhile.
@@ -135,6 +135,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             laneLoop(self, callerLane)
         }
         _ = BlockingWait.value(of: finished)
+        _ = takeTasksOnceSettled()
         close()
     }
 
@@ -418,10 +419,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Takes `lane` off the roster and adds what it settled to the batch's count. Once every
-    /// task has settled, the last lane to end lets go of the tasks and finishes the batch.
+    /// task has settled, the last lane to end finishes the batch, and from then on no lane
+    /// reads the tasks (see ``takeTasksOnceSettled()``).
     ///
-    /// So a caller released by the batch's end holds the tasks alone, and frees them when it
-    /// drops them, rather than a lane on a worker at the same time as the caller's next work.
     /// Lanes that have started are only leaving their loops by then; lanes whose thread has
     /// not taken them up yet (a worker may be long in coming, past the pool's limit) are let
     /// go instead of waited for, and do nothing when their thread comes.
@@ -432,15 +432,29 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         let isLast = roster.withLock { roster in
             roster.lanes.removeAll { $0 === lane }
             let settledByAll = settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
-            // No lane is admitted once every task has settled, and no lane left reads the tasks.
+            // No lane is admitted once every task has settled.
             guard settledByAll == taskCount else { return false }
             roster.lanes.removeAll { !$0.hasStarted }
-            guard roster.lanes.isEmpty else { return false }
-            tasks = []
-            return true
+            return roster.lanes.isEmpty
         }
         if isLast {
             finished.complete(with: ())
+        }
+    }
+
+    /// The tasks, taken out of the batch once it finished with every task settled and no
+    /// lane left to read them; none when it ended early, while lanes may still run some.
+    ///
+    /// The caller calls it after its wait and drops what it gets, outside the roster's lock:
+    /// so the tasks are freed on the caller's thread (when the batch held the only copy of
+    /// them, made from a sequence that is not an array), or when the caller drops its own,
+    /// rather than on a lane's thread at the same time as the caller's next work.
+    @inlinable
+    func takeTasksOnceSettled() -> [Work.Element] {
+        roster.withLock { roster in
+            guard settledByEndedLanes.load(ordering: .acquiring) == taskCount, roster.lanes.isEmpty else { return [] }
+            defer { tasks = [] }
+            return tasks
         }
     }
 

@@ -120,12 +120,12 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
         if position == count {
             isOver = true
             end(batch)
-            // Every task has settled, so the lanes are only leaving their loops, and the last
-            // to leave lets go of the tasks. Waiting for that leaves the caller the tasks'
-            // last owner, so that it frees them when it drops them, rather than a lane on a
-            // worker at the same time as the caller's next work (a 100k-task wait right after
-            // a loop of 100k took half as long again).
+            // Every task has settled, so the lanes are only leaving their loops. Once they
+            // have, the batch's tasks are the caller's to free, rather than a lane's on a worker
+            // at the same time as the caller's next work (a 100k-task wait right after a loop
+            // of 100k took half as long again).
             _ = BlockingWait.value(of: batch.finished)
+            _ = batch.takeTasksOnceSettled()
         }
         return (index, outcome)
     }
