@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The outcomes of a `completions` loop, in the order the tasks settle: lanes publish each
@@ -97,8 +98,22 @@ final class SettleOrder<Value>: BatchSink {
             let tagged = order[position].load(ordering: .acquiring)
             if tagged != 0 { return tagged - 1 }
             if isCancelled.load(ordering: .acquiring) { return nil }
-            sleepUntilPublished(at: position)
+            if !publishedWhileYielding(at: position) { sleepUntilPublished(at: position) }
         }
+    }
+
+    /// Whether `position` was published while the loop gave up its processor a few times:
+    /// trivial tasks settle within that, and then the loop need not sleep, nor a lane wake
+    /// it. Sleeping at once cost a 100k-task loop 100–200 sleeps and wake-ups, and 15–30%
+    /// more than `awaitAllResults`. Tasks that take longer cost the loop a few microseconds
+    /// of yields before it sleeps; on one core, the yields let the lanes run.
+    @usableFromInline
+    func publishedWhileYielding(at position: Int) -> Bool {
+        for _ in 0..<16 {
+            sched_yield()
+            if order[position].load(ordering: .relaxed) != 0 { return true }
+        }
+        return false
     }
 
     @usableFromInline
