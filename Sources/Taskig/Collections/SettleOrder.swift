@@ -7,9 +7,9 @@ import Synchronization
 ///
 /// Publishing costs a lane one atomic increment and one store: each outcome goes into the
 /// slot of its task, and the task's index into the next free position of ``order``. The loop
-/// reads the positions in order, so it needs no lock either, and it sleeps only when it has
-/// caught up with the lanes: a lane wakes it only when it announced it sleeps
-/// (``hasWaiter``).
+/// reads the positions in order, so it needs no lock either. When it has caught up with the
+/// lanes, it yields its processor a few times, then sleeps: a lane wakes it only when it
+/// announced it sleeps (``hasWaiter``).
 ///
 /// Outcomes belong to this sink, not to the loop: a loop left early stops reading while lanes
 /// may still be finishing tasks, and their late outcomes are freed with the sink once the last
