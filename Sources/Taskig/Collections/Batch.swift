@@ -33,8 +33,8 @@ import Synchronization
 /// claiming lane's range (see ``BatchLane/takeClaimed()``); each lane writes only its own
 /// counters; the roster of lanes sits behind its lock; the sink synchronizes
 /// its own outcomes. A lane that runs out of tasks leaves the roster and adds its count to
-/// `settledByEndedLanes` in one step, under the roster's lock;
-/// the one that brings it to the number of tasks finishes the batch.
+/// `settledByEndedLanes` in one step, under the roster's lock; once that count is the number
+/// of tasks, the last lane to end finishes the batch (see ``endLane(_:)``).
 @usableFromInline
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a

@@ -118,9 +118,8 @@ struct RunFrame {
     @inlinable
     @inline(__always)
     mutating func finishInPlace<Value>(_ outcome: Result<Value, Error>) -> Result<Value, Error> {
-        let cancelled = isCancelled
-        closeIfMade()
-        return cancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+        let task = task
+        return finishInPlace(outcome, isTaskCancelled: task?.isCancelled ?? false)
     }
 
     /// ``finishInPlace(_:)`` for a caller that has asked the task itself whether it is
