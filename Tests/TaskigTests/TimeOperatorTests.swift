@@ -32,7 +32,11 @@ import Testing
         #expect(isTimedOut(result.failure))
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the run is cancelled")
+        // Under ThreadSanitizer beside the other tests, the run once had no thread within the
+        // second: then it never starts, and there is nothing to cancel.
+        #expect(
+            try await withWatchdog { observer.waitUntilCancellationSeen() || observer.runs == 0 } == true,
+            "a run that started is cancelled")
         #expect(!slow.isCancelled, "the task itself is not")
         #expect(try ThrowableTask { 3 }.timeout(2).await() == 3)
         #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
