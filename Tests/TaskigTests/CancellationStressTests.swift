@@ -6,9 +6,12 @@ import Testing
 
 /// Cancellation, completion and timeouts racing each other, over and over: one outcome wins,
 /// every waiter of a run sees that one, and every handler runs exactly once.
+///
+/// Their watchdogs scale with ThreadSanitizer's slack: there, beside the other suites and with
+/// four busy loops on the two cores, each took over a minute, against 3–5 s alone.
 @Suite struct CancellationStressTests {
     @Test func resolveCancelAndWaitersRacingAgreeOnOneOutcome() async throws {
-        let disagreements = try await withWatchdog(seconds: 60) { () -> Int in
+        let disagreements = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
             var disagreements = 0
             for iteration in 0..<100_000 {
                 let promise = Promise<Int>()
@@ -47,7 +50,7 @@ import Testing
     }
 
     @Test func aRunsCompletionItsCancellationAndATimeoutLeaveOneOutcome() async throws {
-        let disagreements = try await withWatchdog(seconds: 60) { () -> Int in
+        let disagreements = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
             var disagreements = 0
             for iteration in 0..<10_000 {
                 let finish = LockedValue<(@Sendable (Result<Int, Error>) -> Void)?>(nil)
@@ -86,7 +89,7 @@ import Testing
     }
 
     @Test func handlersRegisteredWhileARunIsCancelledRunExactlyOnce() async throws {
-        let wrongCounts = try await withWatchdog(seconds: 60) { () -> Int in
+        let wrongCounts = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
             var wrongCounts = 0
             for _ in 0..<100_000 {
                 let parent = Run(parent: nil, cancellable: true)
