@@ -52,6 +52,10 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     @exclusivity(unchecked)
     var settledOutcomes: UnsafeMutablePointer<Result<Element.ResultType, Error>>?
+    /// The sink's ``SettleOrder/stripe``, once the batch started.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var orderStripe = 0
     /// The number of tasks.
     @usableFromInline
     let count: Int
@@ -73,7 +77,8 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @inlinable
     func next() -> Outcome? {
         if let readOnlyOrder, position &+ 1 < count {
-            let tagged = readOnlyOrder[position].load(ordering: .acquiring)
+            let tagged = SettleOrder<Element.ResultType>.entry(position, in: readOnlyOrder, stripe: orderStripe)
+                .pointee.load(ordering: .acquiring)
             if tagged != 0 {
                 position &+= 1
                 let index = tagged &- 1
@@ -101,11 +106,12 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
             callerLane = batch.start(lanesOn: completions.queue, callerMayRunALane: false)
             settledOutcomes = batch.sink.outcomes
             if callerLane == nil { readOnlyOrder = batch.sink.order }
+            orderStripe = batch.sink.stripe
             return next()
         }
         if leftAfterCancellation != nil { return nextLeftAfterCancellation(of: batch) }
         let sink = batch.sink
-        if let callerLane, sink.order[position].load(ordering: .relaxed) == 0,
+        if let callerLane, sink.entry(position).pointee.load(ordering: .relaxed) == 0,
             !batch.runNextTaskInPlace(on: callerLane)
         {
             self.callerLane = nil

