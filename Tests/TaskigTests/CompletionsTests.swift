@@ -197,28 +197,17 @@ import Testing
     /// the last lane on a worker, alongside whatever the caller does next (which slowed a
     /// 100k-task wait started right after a loop of 100k by half).
     @Test func theLanesHaveLetGoOfTheTasksWhenTheLoopEnds() async throws {
-        final class Tracker: Sendable {}
         // A loop that did not wait failed in 2 to 22 rounds of 600; under ThreadSanitizer
         // beside the other tests, a round can take 10 ms.
-        let stillHeld = try await withWatchdog(seconds: 10 * timingSlack) { () -> Int in
-            var stillHeld = 0
-            for _ in 0..<600 {
-                var tracker: Tracker? = Tracker()
-                weak let watched = tracker
-                var tasks = (0..<4).map { i in
-                    ThrowableTask { [tracker] () -> Int in
-                        withExtendedLifetime(tracker) {}
-                        return i
-                    }
-                }
-                tracker = nil
-                for (_, result) in tasks.completions(concurrency: 2) { _ = try result.get() }
-                tasks = []
-                if watched != nil { stillHeld += 1 }
+        let counts = try await withWatchdog(seconds: 10 * timingSlack) {
+            try roundsOfDroppedTasks(600) { _, tasks in
+                var values = [Int](repeating: -1, count: tasks.count)
+                for (offset, result) in tasks.completions(concurrency: 2) { values[offset] = try result.get() }
+                return values
             }
-            return stillHeld
         }
-        #expect(stillHeld == 0, "rounds where a lane still held the tasks after the loop")
+        #expect(counts?.wrong == 0)
+        #expect(counts?.stillHeld == 0, "rounds where a lane still held the tasks after the loop")
     }
 
     @Test func noTasksYieldNothing() {
