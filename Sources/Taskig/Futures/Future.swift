@@ -46,12 +46,13 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
         CurrentRun.whileRunning(run) {
             if case .composed = body.work {
                 ChainRun.start(body) { chain, outcome in
-                    cell.complete(with: ChainSlot.take(outcome, as: T.self))
+                    let outcome = ChainSlot.take(outcome, as: T.self)
+                    cell.complete(with: chain.run?.reporting(outcome) ?? outcome)
                     chain.run?.close()
                 }
             } else {
                 body.start { outcome in
-                    cell.complete(with: outcome)
+                    cell.complete(with: run.reporting(outcome))
                     run.close()
                 }
             }

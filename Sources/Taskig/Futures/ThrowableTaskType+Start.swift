@@ -37,7 +37,7 @@ extension ThrowableTaskType {
             }
             CurrentRun.whileRunning(run) {
                 task.action { outcome in
-                    complete(outcome)
+                    complete(run.reporting(outcome))
                     run.close()
                 }
             }

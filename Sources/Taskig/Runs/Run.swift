@@ -81,6 +81,14 @@ final class Run: Sendable {
         CancellationWord.cancel(word)
     }
 
+    /// The outcome the run reports for what its work returned: the cancellation, once the run
+    /// is cancelled. The canceller releases the waiters with the cancellation, but the work
+    /// can see it and return first; every waiter must get the same outcome either way.
+    @inlinable
+    func reporting<Value>(_ outcome: Result<Value, Error>) -> Result<Value, Error> {
+        isCancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
+    }
+
     /// Registers `handler` to run once when the run is cancelled: at once when it already is,
     /// never after the run closed. It runs on the thread that cancels.
     @usableFromInline

@@ -97,7 +97,7 @@ enum RunLaunch {
             }
             CurrentRun.whileRunning(context) {
                 task.action { outcome in
-                    cell.complete(with: outcome)
+                    cell.complete(with: run?.reporting(outcome) ?? outcome)
                     run?.close()
                 }
             }

@@ -66,6 +66,12 @@ func isTimedOut(_ error: Error?) -> Bool {
     return false
 }
 
+/// Whether `error` is the cancellation of a run.
+func isCancellation(_ error: Error?) -> Bool {
+    if case CancellableTaskError.taskWasCancelled? = error { return true }
+    return false
+}
+
 /// Whether `error` is Taskig's `emptySequence`.
 func isEmptySequence(_ error: Error?) -> Bool {
     if case TaskigError.emptySequence? = error { return true }
