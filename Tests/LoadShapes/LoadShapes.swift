@@ -18,6 +18,7 @@ enum LoadShapes {
         "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
         "future-chain": futureChain,
         "swift-heartbeat": swiftHeartbeat,
+        "progress-cancel-global-threads-held": progressCancelWithGlobalThreadsHeld,
         "idle": idle,
     ]
 
@@ -258,6 +259,54 @@ enum LoadShapes {
         }
         done.wait()
         return outcome.values[0]
+    }
+
+    /// `progress.cancel()` ending an `awaitAll` and an `awaitReduce` while sixteen blocked jobs
+    /// hold Dispatch's global threads, where Foundation on Linux runs the progress's
+    /// cancellation handler. The tasks end only once their run is cancelled, or after 10 s.
+    static func progressCancelWithGlobalThreadsHeld() -> Bool {
+        let held = DispatchSemaphore(value: 0)
+        for _ in 0..<16 { DispatchQueue.global().async { held.wait() } }
+        defer { for _ in 0..<16 { held.signal() } }
+        @Sendable func untilCancelled() -> ThrowableTask<Int> {
+            ThrowableTask { () -> Int in
+                let end = DispatchTime.now() + 10
+                while !ThrowableTask.isCurrentTaskCancelled && DispatchTime.now() < end { usleep(5_000) }
+                return 1
+            }
+        }
+        let all = secondsFromCancelToEnd { progress in
+            _ = try (0..<4).map { _ in untilCancelled() }.awaitAll(concurrency: 4, progress: progress)
+        }
+        let reduce = secondsFromCancelToEnd { progress in
+            _ = try (0..<4).awaitReduce(0, progress: progress) { sum, _ in untilCancelled().map { sum + $0 } }
+        }
+        print("await-all-cancel-seconds \(all.seconds)")
+        print("await-reduce-cancel-seconds \(reduce.seconds)")
+        return all.threwCancellation && reduce.threwCancellation
+    }
+
+    /// Runs `wait` with a progress of its own on a thread of its own, cancels the progress
+    /// 0.1 s in, and returns how long the wait took to end after that, and whether it threw
+    /// the cancellation.
+    static func secondsFromCancelToEnd(
+        _ wait: @escaping @Sendable (Progress) throws -> Void
+    ) -> (seconds: Double, threwCancellation: Bool) {
+        let progress = Progress(totalUnitCount: 0)
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = Mutex<(end: DispatchTime, threwCancellation: Bool)?>(nil)
+        Thread.detachNewThread {
+            var threwCancellation = false
+            do { try wait(progress) } catch CancellableTaskError.taskWasCancelled { threwCancellation = true } catch {}
+            outcome.withLock { $0 = (DispatchTime.now(), threwCancellation) }
+            ended.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        let cancelled = DispatchTime.now()
+        progress.cancel()
+        ended.wait()
+        let (end, threwCancellation) = outcome.withLock { $0! }
+        return (Double(end.uptimeNanoseconds - cancelled.uptimeNanoseconds) / 1e9, threwCancellation)
     }
 
     /// Some of every kind of work, then three seconds of nothing: by then every thread of

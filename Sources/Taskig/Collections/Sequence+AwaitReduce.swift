@@ -37,10 +37,10 @@ extension Sequence {
         // The steps are children of this run, so cancelling it releases the fold at once.
         let run = Run(parent: CurrentRun.run, cancellable: true)
         ProgressUpdates.perform { progress.totalUnitCount += Int64(elements.count) }
-        let previous = ProgressCancellation.install(on: progress) { run.cancel() }
+        let cancellation = ProgressCancellation.install(on: progress) { run.cancel() }
         defer {
             run.close()
-            ProgressCancellation.restore(previous, on: progress)
+            ProgressCancellation.restore(cancellation, on: progress)
         }
         var state = initial
         try CurrentRun.whileRunning(run) {

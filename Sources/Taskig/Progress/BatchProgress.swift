@@ -32,9 +32,9 @@ final class BatchProgress: Sendable {
         /// Counts the tasks settled so far; `nil` once the wait has ended.
         @usableFromInline
         var countSettled: (@Sendable () -> Int)?
-        /// The handler the progress had before the wait.
+        /// How the wait listens for `progress.cancel()`; `nil` once it no longer does.
         @usableFromInline
-        var previousHandler: (@Sendable () -> Void)?
+        var cancellation: ProgressCancellation.Installed?
 
         @inlinable
         init() {}
@@ -59,8 +59,8 @@ final class BatchProgress: Sendable {
     ) {
         state.withLock { $0.countSettled = countSettled }
         ProgressUpdates.perform { progress.totalUnitCount += Int64(taskCount) }
-        let previous = ProgressCancellation.install(on: progress, cancel)
-        state.withLock { $0.previousHandler = previous }
+        let cancellation = ProgressCancellation.install(on: progress, cancel)
+        state.withLock { $0.cancellation = cancellation }
     }
 
     /// Called by a lane after each task it settles.
@@ -109,10 +109,10 @@ final class BatchProgress: Sendable {
     @usableFromInline
     func finish() {
         publish()
-        let previous = state.withLock { state in
+        let cancellation = state.withLock { state in
             state.countSettled = nil
-            return state.previousHandler.take()
+            return state.cancellation.take()
         }
-        ProgressCancellation.restore(previous, on: progress)
+        if let cancellation { ProgressCancellation.restore(cancellation, on: progress) }
     }
 }

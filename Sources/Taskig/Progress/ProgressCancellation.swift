@@ -4,16 +4,25 @@ import Foundation
 ///
 /// A `Progress` has one `cancellationHandler`. A wait sets its own while it runs, which calls
 /// the one that was there before, and puts that one back when it ends, unless the progress
-/// was cancelled: setting a handler on a cancelled progress runs it again.
+/// was cancelled: setting a handler on a cancelled progress runs it again. A
+/// ``ProgressCancellationWatch`` also looks at the progress meanwhile, for when Foundation's
+/// call of the handler comes late.
 @usableFromInline
 enum ProgressCancellation {
-    /// Makes `progress.cancel()` call `cancel`, then the handler the progress had; returns
-    /// that handler, for ``restore(_:on:)``.
+    /// What ``restore(_:on:)`` needs: the handler the progress had, and the watch.
     @usableFromInline
-    static func install(
-        on progress: Progress, _ cancel: @escaping @Sendable () -> Void
-    ) -> (@Sendable () -> Void)? {
-        ProgressUpdates.perform {
+    struct Installed: Sendable {
+        @usableFromInline
+        let previousHandler: (@Sendable () -> Void)?
+        @usableFromInline
+        let watch: ProgressCancellationWatch
+    }
+
+    /// Makes `progress.cancel()` call `cancel`, then the handler the progress had. `cancel`
+    /// may be called more than once.
+    @usableFromInline
+    static func install(on progress: Progress, _ cancel: @escaping @Sendable () -> Void) -> Installed {
+        let previous = ProgressUpdates.perform {
             let previous = progress.cancellationHandler
             progress.cancellationHandler = {
                 cancel()
@@ -21,13 +30,16 @@ enum ProgressCancellation {
             }
             return previous
         }
+        return Installed(previousHandler: previous, watch: ProgressCancellationWatch(progress, cancel: cancel))
     }
 
-    /// Gives `progress` back the handler it had before the wait.
+    /// Stops listening for `progress.cancel()`, and gives `progress` back the handler it had
+    /// before the wait.
     @usableFromInline
-    static func restore(_ previous: (@Sendable () -> Void)?, on progress: Progress) {
+    static func restore(_ installed: Installed, on progress: Progress) {
+        installed.watch.stop()
         ProgressUpdates.perform {
-            if !progress.isCancelled { progress.cancellationHandler = previous }
+            if !progress.isCancelled { progress.cancellationHandler = installed.previousHandler }
         }
     }
 }
