@@ -263,14 +263,14 @@ enum LoadShapes {
 
     /// `progress.cancel()` ending an `awaitAll` and an `awaitReduce` while sixteen blocked jobs
     /// hold Dispatch's global threads, where Foundation on Linux runs the progress's
-    /// cancellation handler. The tasks end only once their run is cancelled, or after 10 s.
+    /// cancellation handler. The tasks end only once their run is cancelled, or after 30 s.
     static func progressCancelWithGlobalThreadsHeld() -> Bool {
         let held = DispatchSemaphore(value: 0)
         for _ in 0..<16 { DispatchQueue.global().async { held.wait() } }
         defer { for _ in 0..<16 { held.signal() } }
         @Sendable func untilCancelled() -> ThrowableTask<Int> {
             ThrowableTask { () -> Int in
-                let end = DispatchTime.now() + 10
+                let end = DispatchTime.now() + 30
                 while !ThrowableTask.isCurrentTaskCancelled && DispatchTime.now() < end { usleep(5_000) }
                 return 1
             }

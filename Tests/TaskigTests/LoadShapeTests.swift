@@ -100,10 +100,11 @@ import Testing
     @Test func cancellingAProgressEndsItsWaitWhileDispatchsGlobalThreadsAreHeld() async throws {
         let output = try await run("progress-cancel-global-threads-held")
         // Foundation on Linux calls a progress's cancellation handler from a global queue:
-        // waiting for that handler alone, each wait here ended 5 s or more after the cancel.
+        // waiting for that handler alone, each wait here ended 5–10 s after the cancel, under
+        // ThreadSanitizer too. Watching the progress, they end within about 0.1 s.
         for key in ["await-all-cancel-seconds", "await-reduce-cancel-seconds"] {
             let seconds = try #require(measurement(key, in: output))
-            #expect(seconds < 1 * timingSlack, "\(key): \(output)")
+            #expect(seconds < (timingSlack > 1 ? 2.5 : 1), "\(key): \(output)")
         }
     }
 

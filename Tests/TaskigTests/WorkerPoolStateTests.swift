@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func ordinaryWorkStartsThreadsUpToTheLimitLessTheReserveThenWaitsInLine() {
-        var state = WorkerPoolState(maximumThreads: 6, reservedForUnblockingJobs: 2)
+        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2)
         let ledger = Ledger()
         let actions = (0..<10).map { state.submit(ledger.job($0), kind: .work) }
         #expect(actions.prefix(4).allSatisfy(isStart))
@@ -46,36 +46,36 @@ import Testing
         #expect(state.waitingCount == 6)
     }
 
-    @Test func unblockingJobsUseTheReserveAndNothingGoesPastTheLimit() {
-        var state = WorkerPoolState(maximumThreads: 6, reservedForUnblockingJobs: 2)
+    @Test func swiftJobsUseTheReserveAndNothingGoesPastTheLimit() {
+        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2)
         let ledger = Ledger()
         for i in 0..<4 { _ = state.submit(ledger.job(i), kind: .work) }
-        #expect(isStart(state.submit(ledger.job(10), kind: .unblocking)))
-        #expect(isStart(state.submit(ledger.job(11), kind: .unblocking)))
-        #expect(isQueued(state.submit(ledger.job(12), kind: .unblocking)))
+        #expect(isStart(state.submit(ledger.job(10), kind: .swiftJob)))
+        #expect(isStart(state.submit(ledger.job(11), kind: .swiftJob)))
+        #expect(isQueued(state.submit(ledger.job(12), kind: .swiftJob)))
         #expect(isQueued(state.submit(ledger.job(13), kind: .work)))
         #expect(state.threadCount == 6)
     }
 
     @Test func aSubmissionThatMayNotWaitIsRefusedAtTheLimit() {
-        var state = WorkerPoolState(maximumThreads: 3, reservedForUnblockingJobs: 1)
+        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1)
         let ledger = Ledger()
         #expect(isStart(state.submit(ledger.job(0), kind: .work, mayQueue: false)))
         #expect(isStart(state.submit(ledger.job(1), kind: .work, mayQueue: false)))
         guard case .refused = state.submit(ledger.job(2), kind: .work, mayQueue: false) else {
-            Issue.record("a third job of ordinary work must be refused: one thread is kept for unblocking jobs")
+            Issue.record("a third job of ordinary work must be refused: one thread is kept for Swift jobs")
             return
         }
         #expect(state.waitingCount == 0)
     }
 
-    @Test func aThreadWhoseJobEndedTakesWaitingUnblockingJobsFirstThenWorkInOrder() {
-        var state = WorkerPoolState(maximumThreads: 3, reservedForUnblockingJobs: 1)
+    @Test func aThreadWhoseJobEndedTakesWaitingSwiftJobsFirstThenWorkInOrder() {
+        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1)
         let ledger = Ledger()
         for i in 0..<2 { _ = state.submit(ledger.job(i), kind: .work) }
         for i in 2..<5 { _ = state.submit(ledger.job(i), kind: .work) }
-        _ = state.submit(ledger.job(100), kind: .unblocking)
-        _ = state.submit(ledger.job(101), kind: .unblocking)
+        _ = state.submit(ledger.job(100), kind: .swiftJob)
+        _ = state.submit(ledger.job(101), kind: .swiftJob)
         let wakeUp = DispatchSemaphore(value: 0)
         // The reserved thread runs 100. Job 0 ends; from then on its thread runs, in turn, every
         // job that waits, Swift's first, each taken as the one before it ends.
@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func anIdleThreadIsWokenWithItsJobOrLeavesWhenNothingCame() {
-        var state = WorkerPoolState(maximumThreads: 4, reservedForUnblockingJobs: 1)
+        var state = WorkerPoolState(maximumThreads: 4, reservedForSwiftJobs: 1)
         let ledger = Ledger()
         #expect(isStart(state.submit(ledger.job(0), kind: .work)))
         // The new thread takes its first job from the state, as a woken thread does.

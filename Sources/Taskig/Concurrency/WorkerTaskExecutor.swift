@@ -12,6 +12,6 @@ final class WorkerTaskExecutor: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        WorkerPool.shared.submit({ job.runSynchronously(on: executor) }, kind: .unblocking)
+        WorkerPool.shared.submit({ job.runSynchronously(on: executor) }, kind: .swiftJob)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Looks at `progress.isCancelled` now and then while a wait runs, and cancels the wait when
@@ -9,15 +10,18 @@ import Foundation
 /// about once a second, so the handler, and the end of the wait, could come seconds late.
 /// The watch looks 10 ms after the wait starts, then twice as far apart each time, and at
 /// least every 100 ms: a cancel ends the wait within about that, whatever Dispatch does.
-/// It looks on Taskig's timer queue and delivers the cancel on a worker, among the short
-/// jobs that may use the threads ``WorkerPool`` keeps for them: cancelling runs the runs'
-/// handlers, which are user code, and blocked lanes may hold every other worker.
+///
+/// The watch looks, and cancels, on a serial queue of its own: Dispatch gives such a queue a
+/// thread even while the global queue's are all blocked. What runs there is partly user code
+/// (a `Progress` subclass's `isCancelled`, and the handlers and steps that cancelling the
+/// wait's runs calls), so it runs neither on Taskig's timer queue nor on its workers.
 @usableFromInline
 final class ProgressCancellationWatch: Sendable {
     let progress: Progress
     /// The wait's cancel, until the watch delivers it or the wait ends: the watch then lets go
     /// of what the cancel holds, although its next look still holds the watch.
     let cancel: LockedState<(@Sendable () -> Void)?>
+    let queue = DispatchQueue(label: "taskig.progress-cancellation-watch")
 
     /// How long after the wait starts the watch first looks.
     static var firstLook: Double { 0.01 }
@@ -40,7 +44,7 @@ final class ProgressCancellationWatch: Sendable {
     }
 
     private func lookAgain(after seconds: Double) {
-        Scheduling.after(seconds) { self.look(after: seconds) }
+        queue.asyncAfter(deadline: .now() + seconds) { self.look(after: seconds) }
     }
 
     private func look(after last: Double) {
@@ -49,7 +53,6 @@ final class ProgressCancellationWatch: Sendable {
             lookAgain(after: min(2 * last, Self.longestTimeBetweenLooks))
             return
         }
-        guard let cancel = cancel.withLock({ $0.take() }) else { return }
-        WorkerPool.shared.submit(cancel, kind: .unblocking)
+        cancel.withLock { $0.take() }?()
     }
 }

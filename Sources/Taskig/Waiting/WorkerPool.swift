@@ -12,10 +12,8 @@ import Foundation
 /// The limit holds because nothing Taskig does needs a second thread to make progress: a
 /// blocking wait of global-queue work runs it on the waiting thread when that thread is a
 /// worker, and a collection wait on a worker runs one of its lanes itself (see
-/// ``RunPlacement`` and ``Batch``). The last ``reservedForUnblockingJobs`` threads take only
-/// short jobs that ordinary work may be waiting for: the jobs of `async` bodies
-/// (``WorkerTaskExecutor``), and cancellations that Taskig delivers itself
-/// (``ProgressCancellationWatch``).
+/// ``RunPlacement`` and ``Batch``). The last ``reservedForSwiftJobs`` threads take only the
+/// jobs of `async` bodies (``WorkerTaskExecutor``), which ordinary work may be waiting for.
 ///
 /// Submitting never blocks: it takes the pool's lock for a few instructions, so that a
 /// cooperative thread of Swift concurrency may submit. Each parked thread waits on a
@@ -25,12 +23,11 @@ final class WorkerPool: Sendable {
     @usableFromInline
     typealias Job = @Sendable () -> Void
 
-    /// Ordinary work, or a short job that blocked work may be waiting for, which may use the
-    /// reserved threads.
+    /// Ordinary work, or a job of Swift concurrency, which may use the reserved threads.
     @usableFromInline
     enum JobKind: Sendable {
         case work
-        case unblocking
+        case swiftJob
     }
 
     /// The most threads Taskig runs: 64, or 4 per core on machines with more than 16 cores.
@@ -42,15 +39,14 @@ final class WorkerPool: Sendable {
 
     /// The pool every Taskig wait shares.
     @usableFromInline
-    static let shared = WorkerPool(maximumThreads: threadLimit, reservedForUnblockingJobs: 4, idleTimeout: 2)
+    static let shared = WorkerPool(maximumThreads: threadLimit, reservedForSwiftJobs: 4, idleTimeout: 2)
 
     let idleTimeout: TimeInterval
     private let state: LockedState<WorkerPoolState>
 
-    init(maximumThreads: Int, reservedForUnblockingJobs: Int, idleTimeout: TimeInterval) {
+    init(maximumThreads: Int, reservedForSwiftJobs: Int, idleTimeout: TimeInterval) {
         self.idleTimeout = idleTimeout
-        state = LockedState(
-            WorkerPoolState(maximumThreads: maximumThreads, reservedForUnblockingJobs: reservedForUnblockingJobs))
+        state = LockedState(WorkerPoolState(maximumThreads: maximumThreads, reservedForSwiftJobs: reservedForSwiftJobs))
     }
 
     /// Runs `job` on a worker thread: at once when one may take it, otherwise as soon as one

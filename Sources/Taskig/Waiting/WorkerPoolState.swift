@@ -4,9 +4,8 @@ import Dispatch
 /// no locks; the pool runs it under its lock and carries out the returned actions outside.
 ///
 /// The rule it keeps: never more than `maximumThreads` threads; at most
-/// `maximumThreads - reservedForUnblockingJobs` of them run ordinary work at once, so that
-/// the short jobs that blocked work may be waiting for (the jobs of Swift `async` bodies, the
-/// delivery of a cancellation) always find a thread even when ordinary work has blocked every
+/// `maximumThreads - reservedForSwiftJobs` of them run ordinary work at once, so that the jobs
+/// of Swift `async` bodies always find a thread even when ordinary work has blocked every
 /// other one; whatever finds no thread waits in first-in, first-out order.
 struct WorkerPoolState {
     /// What a submission leads to.
@@ -30,7 +29,7 @@ struct WorkerPoolState {
     }
 
     let maximumThreads: Int
-    let reservedForUnblockingJobs: Int
+    let reservedForSwiftJobs: Int
 
     /// Threads alive, busy or idle, including those about to start.
     private(set) var threadCount = 0
@@ -43,18 +42,18 @@ struct WorkerPoolState {
     /// started yet; each takes one.
     private var handedOver = JobQueue()
     private var waitingWork = JobQueue()
-    private var waitingUnblockingJobs = JobQueue()
+    private var waitingSwiftJobs = JobQueue()
 
-    init(maximumThreads: Int, reservedForUnblockingJobs: Int) {
-        precondition(maximumThreads > reservedForUnblockingJobs, "the pool needs a thread for ordinary work")
+    init(maximumThreads: Int, reservedForSwiftJobs: Int) {
+        precondition(maximumThreads > reservedForSwiftJobs, "the pool needs a thread for ordinary work")
         self.maximumThreads = maximumThreads
-        self.reservedForUnblockingJobs = reservedForUnblockingJobs
+        self.reservedForSwiftJobs = reservedForSwiftJobs
     }
 
-    var workLimit: Int { maximumThreads - reservedForUnblockingJobs }
+    var workLimit: Int { maximumThreads - reservedForSwiftJobs }
 
     /// How many jobs wait for a thread.
-    var waitingCount: Int { waitingWork.count + waitingUnblockingJobs.count }
+    var waitingCount: Int { waitingWork.count + waitingSwiftJobs.count }
 
     /// Places `job`: on a parked thread, on a new thread, or in the queue; with `mayQueue`
     /// false, refused rather than queued.
@@ -63,7 +62,7 @@ struct WorkerPoolState {
     )
         -> SubmitAction
     {
-        let mayRunNow = kind == .unblocking || busyWithWork < workLimit
+        let mayRunNow = kind == .swiftJob || busyWithWork < workLimit
         if mayRunNow, let wakeUp = idleThreads.popLast() {
             if kind == .work { busyWithWork += 1 }
             handedOver.append(job, kind)
@@ -78,16 +77,16 @@ struct WorkerPoolState {
         guard mayQueue else { return .refused }
         switch kind {
         case .work: waitingWork.append(job, kind)
-        case .unblocking: waitingUnblockingJobs.append(job, kind)
+        case .swiftJob: waitingSwiftJobs.append(job, kind)
         }
         return .queued
     }
 
-    /// For a thread that finished a job of `kind`: the next job, unblocking jobs first, or parking
+    /// For a thread that finished a job of `kind`: the next job, Swift jobs first, or parking
     /// on `wakeUp`.
     mutating func finished(_ kind: WorkerPool.JobKind, parkingOn wakeUp: DispatchSemaphore) -> Next {
         if kind == .work { busyWithWork -= 1 }
-        if let (job, kind) = waitingUnblockingJobs.popFirst() { return .run(job, kind) }
+        if let (job, kind) = waitingSwiftJobs.popFirst() { return .run(job, kind) }
         if busyWithWork < workLimit, let (job, kind) = waitingWork.popFirst() {
             busyWithWork += 1
             return .run(job, kind)
