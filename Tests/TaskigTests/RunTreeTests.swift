@@ -28,14 +28,20 @@ import Testing
         let outer = ThrowableTask { () -> [Int] in
             try observers.map { observer in ThrowableTask { observer.sleep(30) ? 1 : -1 } }.awaitAll()
         }
+        // Cancelled once the first task runs, however long the outer run waited for a thread:
+        // a timeout instead could find it not started, under ThreadSanitizer with busy loops.
+        let future = outer.start()
         let (result, seconds) = try #require(
-            await withWatchdog { timed { Result { try outer.await(timeout: 0.2 * timingSlack) } } })
-        #expect(isTimedOut(result.failure))
+            await withWatchdog(seconds: 30 * timingSlack) { () -> (Result<[Int], Error>, Double)? in
+                guard observers[0].waitUntilStarted(within: 20 * timingSlack) else { return nil }
+                future.cancel()
+                return timed { future.awaitResult() }
+            } ?? nil)
+        #expect(isCancellation(result.failure))
         #expect(seconds < 1 * timingSlack)
-        // A task whose lane had no thread yet when the wait gave up never starts; every task
-        // that did start sees the cancellation.
-        #expect(
-            try await withWatchdog { observers[0].waitUntilCancellationSeen() || observers[1].sawCancellation } == true)
+        // A task whose lane had no thread yet when the run was cancelled never starts; every
+        // task that did start sees the cancellation.
+        #expect(try await withWatchdog { observers[0].waitUntilCancellationSeen() } == true)
         for observer in observers where observer.runs > 0 {
             #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true)
         }
@@ -70,39 +76,52 @@ import Testing
 
     @Test func aFutureStartedInsideARunIsNotItsChild() async throws {
         let started = LockedValue<Future<Int>?>(nil)
+        let futureStarted = DispatchSemaphore(value: 0)
         let independent = RunObserver()
         let outer = ThrowableTask { () -> Int in
             started.set(ThrowableTask { independent.sleep(0.3 * timingSlack) ? 42 : -1 }.start())
+            futureStarted.signal()
             _ = RunObserver().sleep(30)
             return 0
         }
-        // The future outlives the outer run's timeout, which leaves the outer run time to get a
-        // thread under ThreadSanitizer.
-        #expect(
-            isTimedOut(
-                (try await withWatchdog { thrownError { try outer.await(timeout: 0.1 * timingSlack) } }) ?? nil))
-        let value = try await withWatchdog { try started.value?.await() }
+        // The outer run is cancelled once its work has started the future, however long that
+        // work waited for a thread: a timeout instead found it not started yet, under
+        // ThreadSanitizer with busy loops beside the other suites.
+        let outerRun = outer.start()
+        let value = try await withWatchdog(seconds: 30 * timingSlack) { () -> Int? in
+            futureStarted.wait()
+            outerRun.cancel()
+            return try started.value?.await()
+        }
+        #expect(outerRun.isCancelled)
         #expect(value == 42)
         #expect(!independent.sawCancellation)
     }
 
     @Test func asyncMakesAnIndependentRun() async throws {
-        let finished = DispatchSemaphore(value: 0)
+        let asyncCalled = DispatchSemaphore(value: 0)
         let outcome = LockedValue<Result<Int, Error>?>(nil)
+        let finished = DispatchSemaphore(value: 0)
         let outer = ThrowableTask { () -> Int in
             ThrowableTask { RunObserver().sleep(0.3 * timingSlack) ? 7 : -1 }.async { result in
                 outcome.set(result)
                 finished.signal()
             }
+            asyncCalled.signal()
             _ = RunObserver().sleep(30)
             return 0
         }
-        // The independent run outlives the outer run's timeout, so a child run would see the
+        // Cancelled once its work has called `async`: a child run would never start, or see the
         // cancellation.
-        #expect(
-            isTimedOut(
-                (try await withWatchdog { thrownError { try outer.await(timeout: 0.1 * timingSlack) } }) ?? nil))
-        #expect(try await withWatchdog(seconds: 30) { finished.wait(timeout: .now() + 5 * timingSlack) } == .success)
+        let outerRun = outer.start()
+        let ended = try await withWatchdog(seconds: 30 * timingSlack) { () -> Bool in
+            asyncCalled.wait()
+            outerRun.cancel()
+            finished.wait()
+            return true
+        }
+        #expect(ended == true)
+        #expect(outerRun.isCancelled)
         #expect(try outcome.value?.get() == 7)
     }
 }
@@ -176,10 +195,12 @@ import Testing
     }
 
     @Test func aTaskOfYourOwnStopsItsWorkWhenItsRunIsCancelled() async throws {
+        let started = DispatchSemaphore(value: 0)
         let stopped = LockedValue(false)
         let finished = LockedValue(false)
         /// A type of a user's own: its work goes on on a thread of its own until it is told to stop.
         struct Ticker: ThrowableTaskType {
+            let started: DispatchSemaphore
             let stopped: LockedValue<Bool>
             let finished: LockedValue<Bool>
             var executionQueue: DispatchQueue { .global() }
@@ -195,12 +216,19 @@ import Testing
                     finished.set(true)
                     completion(.success(stop.value ? -1 : 1))
                 }
+                started.signal()
             }
         }
-        let ticker = Ticker(stopped: stopped, finished: finished)
+        // Cancelled once its work has started, however long it waited for a thread: a timeout
+        // instead could find it not started, under ThreadSanitizer with busy loops.
+        let future = Ticker(started: started, stopped: stopped, finished: finished).start()
         let (result, seconds) = try #require(
-            await withWatchdog { timed { Result { try ticker.await(timeout: 0.1 * timingSlack) } } })
-        #expect(isTimedOut(result.failure))
+            await withWatchdog(seconds: 30 * timingSlack) { () -> (Result<Int, Error>, Double)? in
+                guard started.wait(timeout: .now() + 20 * timingSlack) == .success else { return nil }
+                future.cancel()
+                return timed { future.awaitResult() }
+            } ?? nil)
+        #expect(isCancellation(result.failure))
         #expect(seconds < 1 * timingSlack)
         #expect(stopped.value)
         let deadline = DispatchTime.now() + 5
