@@ -119,8 +119,9 @@ import Testing
         let total = ThrowableTask { try parallel.awaitAll(concurrency: 100) }.map { $0.reduce(0, +) }
         let (value, seconds) = try #require(await withWatchdog { try timed { try total.await() } })
         #expect(value == 4950)
-        // Under ThreadSanitizer the pool is too slow to show much parallelism.
-        #expect(probe.peak > (timingSlack > 1 ? 1 : 10))
+        // Under ThreadSanitizer, beside the other suites, the pool can stay at its limit for
+        // the whole wait, which then runs on its caller's lane alone (seen with busy loops).
+        if timingSlack == 1 { #expect(probe.peak > 10) }
         #expect(seconds < 1 * timingSlack)
     }
 
