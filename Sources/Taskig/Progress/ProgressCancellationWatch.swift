@@ -12,9 +12,9 @@ import Foundation
 /// least every 100 ms: a cancel ends the wait within about that, whatever Dispatch does.
 ///
 /// The watch looks, and cancels, on a serial queue of its own: Dispatch gives such a queue a
-/// thread even while the global queue's are all blocked. What runs there is partly user code
-/// (a `Progress` subclass's `isCancelled`, and the handlers and steps that cancelling the
-/// wait's runs calls), so it runs neither on Taskig's timer queue nor on its workers.
+/// thread even while the global queue's are all blocked. Part of what runs there is user code
+/// (a `Progress` subclass's `isCancelled`, and the handlers and steps that run when the wait's
+/// runs are cancelled), so it runs neither on Taskig's timer queue nor on its workers.
 @usableFromInline
 final class ProgressCancellationWatch: Sendable {
     let progress: Progress
