@@ -30,7 +30,7 @@ import Testing
     @Test func theCallerHoldsTheTasksAloneAfterTheWait() async throws {
         // A batch that kept the tasks for a lane not taken up yet failed in about a third of
         // the rounds; under ThreadSanitizer beside the other tests, a round can take 10 ms.
-        let counts = try await withWatchdog(seconds: 10 * timingSlack) {
+        let counts = try await withWatchdog(seconds: 10) {
             try roundsOfDroppedTasks(200) { round, tasks in
                 round.isMultiple(of: 2)
                     ? try tasks.awaitAll(concurrency: 2)

@@ -11,7 +11,7 @@ import Testing
 /// four busy loops on the two cores, each took over a minute, against 3–5 s alone.
 @Suite struct CancellationStressTests {
     @Test func resolveCancelAndWaitersRacingAgreeOnOneOutcome() async throws {
-        let disagreements = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
+        let disagreements = try await withWatchdog(seconds: 60) { () -> Int in
             var disagreements = 0
             for iteration in 0..<100_000 {
                 let promise = Promise<Int>()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aRunsCompletionItsCancellationAndATimeoutLeaveOneOutcome() async throws {
-        let disagreements = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
+        let disagreements = try await withWatchdog(seconds: 60) { () -> Int in
             var disagreements = 0
             for iteration in 0..<10_000 {
                 let finish = LockedValue<(@Sendable (Result<Int, Error>) -> Void)?>(nil)
@@ -89,7 +89,7 @@ import Testing
     }
 
     @Test func handlersRegisteredWhileARunIsCancelledRunExactlyOnce() async throws {
-        let wrongCounts = try await withWatchdog(seconds: 60 * timingSlack) { () -> Int in
+        let wrongCounts = try await withWatchdog(seconds: 60) { () -> Int in
             var wrongCounts = 0
             for _ in 0..<100_000 {
                 let parent = Run(parent: nil, cancellable: true)
@@ -116,7 +116,7 @@ import Testing
         // report of it. The task was cancelled before its body could end, so whichever
         // completes the run first, every waiter must get the cancellation, never the value.
         let wrongOutcomes = try #require(
-            await withWatchdog(seconds: 60 * timingSlack) { () -> [String] in
+            await withWatchdog(seconds: 60) { () -> [String] in
                 var wrongOutcomes: [String] = []
                 for round in 0..<2_000 {
                     let started = DispatchSemaphore(value: 0)

@@ -199,7 +199,7 @@ import Testing
     @Test func theLanesHaveLetGoOfTheTasksWhenTheLoopEnds() async throws {
         // A loop that did not wait failed in 2 to 22 rounds of 600; under ThreadSanitizer
         // beside the other tests, a round can take 10 ms.
-        let counts = try await withWatchdog(seconds: 10 * timingSlack) {
+        let counts = try await withWatchdog(seconds: 10) {
             try roundsOfDroppedTasks(600) { _, tasks in
                 var values = [Int](repeating: -1, count: tasks.count)
                 for (offset, result) in tasks.completions(concurrency: 2) { values[offset] = try result.get() }

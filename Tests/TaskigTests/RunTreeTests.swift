@@ -32,7 +32,7 @@ import Testing
         // a timeout instead could find it not started, under ThreadSanitizer with busy loops.
         let future = outer.start()
         let (result, seconds) = try #require(
-            await withWatchdog(seconds: 30 * timingSlack) { () -> (Result<[Int], Error>, Double)? in
+            await withWatchdog(seconds: 30) { () -> (Result<[Int], Error>, Double)? in
                 guard observers[0].waitUntilStarted(within: 20 * timingSlack) else { return nil }
                 future.cancel()
                 return timed { future.awaitResult() }
@@ -88,7 +88,7 @@ import Testing
         // work waited for a thread: a timeout instead found it not started yet, under
         // ThreadSanitizer with busy loops beside the other suites.
         let outerRun = outer.start()
-        let value = try await withWatchdog(seconds: 30 * timingSlack) { () -> Int? in
+        let value = try await withWatchdog(seconds: 30) { () -> Int? in
             futureStarted.wait()
             outerRun.cancel()
             return try started.value?.await()
@@ -114,7 +114,7 @@ import Testing
         // Cancelled once its work has called `async`: a child run would never start, or see the
         // cancellation.
         let outerRun = outer.start()
-        let ended = try await withWatchdog(seconds: 30 * timingSlack) { () -> Bool in
+        let ended = try await withWatchdog(seconds: 30) { () -> Bool in
             asyncCalled.wait()
             outerRun.cancel()
             finished.wait()
@@ -223,7 +223,7 @@ import Testing
         // instead could find it not started, under ThreadSanitizer with busy loops.
         let future = Ticker(started: started, stopped: stopped, finished: finished).start()
         let (result, seconds) = try #require(
-            await withWatchdog(seconds: 30 * timingSlack) { () -> (Result<Int, Error>, Double)? in
+            await withWatchdog(seconds: 30) { () -> (Result<Int, Error>, Double)? in
                 guard started.wait(timeout: .now() + 20 * timingSlack) == .success else { return nil }
                 future.cancel()
                 return timed { future.awaitResult() }

@@ -3,7 +3,11 @@ import Foundation
 import Testing
 
 /// Runs `body` on its own thread and fails the test, instead of hanging the suite, when it
-/// does not return within `seconds`. Returns `nil` after a hang.
+/// does not return within `seconds` times `timingSlack`. Returns `nil` after a hang.
+///
+/// The watchdog only tells a hang from slow progress, so it scales with ThreadSanitizer's
+/// slack everywhere: under ThreadSanitizer, with busy loops beside the other suites, a
+/// 20,000-task wait outlasted 10 s and a stress test 60 s.
 ///
 /// The test suspends while it waits, so a blocking body never holds one of Swift
 /// concurrency's few cooperative threads.
@@ -12,6 +16,7 @@ func withWatchdog<T: Sendable>(
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () throws -> T
 ) async throws -> T? {
+    let seconds = seconds * timingSlack
     let outcome: Result<T, Error>? = await withCheckedContinuation { continuation in
         let resumed = LockedValue(false)
         let resumeOnce: @Sendable (Result<T, Error>?) -> Void = { outcome in
