@@ -38,7 +38,7 @@ import Testing
             try await withWatchdog { observer.waitUntilCancellationSeen() || observer.runs == 0 } == true,
             "a run that started is cancelled")
         #expect(!slow.isCancelled, "the task itself is not")
-        #expect(try ThrowableTask { 3 }.timeout(2).await() == 3)
+        #expect(try ThrowableTask { 3 }.timeout(2 * timingSlack).await() == 3)
         #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
     }
 
@@ -48,10 +48,13 @@ import Testing
             let run = runs.update {
                 $0 += 1; return $0
             }
-            if run == 1 { _ = RunObserver().sleep(2) }
+            if run == 1 { _ = RunObserver().sleep(30) }
             return run
         }
-        let value = try await withWatchdog { try slowOnce.timeout(0.1 * timingSlack).retry(3, delay: 0.02).await() }
+        // Each run waits for a worker like any other, and a run given up before it started
+        // never starts: under ThreadSanitizer with busy loops beside the stress suites, which
+        // keep the pool at its limit, a run once took over a second to get one.
+        let value = try await withWatchdog { try slowOnce.timeout(0.5 * timingSlack).retry(3, delay: 0.02).await() }
         #expect(value == 2, "the first run timed out, the second one was quick")
         let alwaysSlow = ThrowableTask { () -> Int in
             runs.update { $0 += 1 }
@@ -59,12 +62,10 @@ import Testing
             return 0
         }
         runs.set(0)
-        // A run given up before it started never starts, so the timeout leaves a slowed-down
-        // worker (ThreadSanitizer, a loaded machine) time to start each run: under
-        // ThreadSanitizer in a full run, 0.5 s was once too short for the third. The body
-        // stops within 5 ms of its run's cancellation, so a long timeout costs nothing more.
+        // The timeout leaves each run time to get a worker, as above; the body stops within
+        // 5 ms of its run's cancellation.
         let result = try #require(
-            await withWatchdog(seconds: 30) { alwaysSlow.timeout(0.1 * timingSlack).retry(3).awaitResult() })
+            await withWatchdog(seconds: 30) { alwaysSlow.timeout(0.5 * timingSlack).retry(3).awaitResult() })
         #expect(isTimedOut(result.failure))
         #expect(runs.value == 3, "three runs, each given up on")
     }

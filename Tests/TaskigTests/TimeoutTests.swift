@@ -17,7 +17,11 @@ import Testing
         #expect(isTimedOut(result.failure))
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        #expect(try await withWatchdog { observer.waitUntilCancellationSeen() } == true, "the run is cancelled")
+        // Under ThreadSanitizer with busy loops beside the other suites, the run once had no
+        // thread within its second: then it never starts, and there is nothing to cancel.
+        #expect(
+            try await withWatchdog { observer.waitUntilCancellationSeen() || observer.runs == 0 } == true,
+            "a run that started is cancelled")
         #expect(!task.isCancelled, "the task itself is not")
     }
 
@@ -39,14 +43,16 @@ import Testing
         #expect(try await withWatchdog { try slowAtFirst.await() } == runsBefore + 1, "a new run, not cancelled")
     }
 
+    // Their runs wait for a worker like any other: under ThreadSanitizer with busy loops beside
+    // the stress suites, which keep the pool at its limit, 2 s was once too short for that.
     @Test func aTaskThatFinishesInTimeReturnsItsValue() async throws {
-        let value = try await withWatchdog { try ThrowableTask { 5 }.await(timeout: 2) }
+        let value = try await withWatchdog { try ThrowableTask { 5 }.await(timeout: 2 * timingSlack) }
         #expect(value == 5)
     }
 
     @Test func aTaskThatFailsInTimeThrowsItsOwnError() async throws {
         let thrown = try await withWatchdog {
-            thrownError { try ThrowableTask<Int> { throw TestError(1) }.await(timeout: 2) }
+            thrownError { try ThrowableTask<Int> { throw TestError(1) }.await(timeout: 2 * timingSlack) }
         }
         #expect(thrown as? TestError == TestError(1))
     }
