@@ -11,17 +11,15 @@ import Foundation
 /// The watch looks 10 ms after the wait starts, then twice as far apart each time, and at
 /// least every 100 ms: a cancel ends the wait within about that, whatever Dispatch does.
 ///
-/// The watch looks, and cancels, on a serial queue of its own: Dispatch gives such a queue a
-/// thread even while the global queue's are all blocked. Part of what runs there is user code
-/// (a `Progress` subclass's `isCancelled`, and the handlers and steps that run when the wait's
-/// runs are cancelled), so it runs neither on Taskig's timer queue nor on its workers.
+/// The looks run on Taskig's timer queue, one thread for every watch; a serial queue, which
+/// Dispatch gives a thread even while the global queue's are all blocked. Cancelling the wait
+/// runs user code (the handlers and steps of its runs), so the watch that finds the progress
+/// cancelled does that on a serial queue of its own, not on the timer queue or a worker.
 @usableFromInline
 final class ProgressCancellationWatch: Sendable {
-    let progress: Progress
-    /// The wait's cancel, until the watch delivers it or the wait ends: the watch then lets go
-    /// of what the cancel holds, although its next look still holds the watch.
-    let cancel: LockedState<(@Sendable () -> Void)?>
-    let queue = DispatchQueue(label: "taskig.progress-cancellation-watch")
+    /// The progress and the wait's cancel, until the watch delivers the cancel or the wait
+    /// ends. The watch lets go of both then, so that neither is freed by a later look.
+    let watched: LockedState<(progress: Progress, cancel: @Sendable () -> Void)?>
 
     /// How long after the wait starts the watch first looks.
     static var firstLook: Double { 0.01 }
@@ -32,27 +30,38 @@ final class ProgressCancellationWatch: Sendable {
     /// Starts watching `progress` for a wait that `cancel` cancels.
     @usableFromInline
     init(_ progress: Progress, cancel: @escaping @Sendable () -> Void) {
-        self.progress = progress
-        self.cancel = LockedState(cancel)
+        watched = LockedState((progress, cancel))
         lookAgain(after: Self.firstLook)
     }
 
     /// Stops watching: for the end of the wait.
     @usableFromInline
     func stop() {
-        cancel.withLock { $0 = nil }
+        watched.withLock { $0 = nil }
     }
 
     private func lookAgain(after seconds: Double) {
-        queue.asyncAfter(deadline: .now() + seconds) { self.look(after: seconds) }
+        Scheduling.after(seconds) { self.look(after: seconds) }
+    }
+
+    /// What a look found.
+    private enum Finding {
+        case stopped
+        case notCancelled
+        case cancelled(@Sendable () -> Void)
     }
 
     private func look(after last: Double) {
-        guard cancel.withLock({ $0 != nil }) else { return }
-        guard progress.isCancelled else {
-            lookAgain(after: min(2 * last, Self.longestTimeBetweenLooks))
-            return
+        let finding = watched.withLock { watched -> Finding in
+            guard let (progress, cancel) = watched else { return .stopped }
+            guard progress.isCancelled else { return .notCancelled }
+            watched = nil
+            return .cancelled(cancel)
         }
-        cancel.withLock { $0.take() }?()
+        switch finding {
+        case .stopped: return
+        case .notCancelled: lookAgain(after: min(2 * last, Self.longestTimeBetweenLooks))
+        case .cancelled(let cancel): DispatchQueue(label: "taskig.progress-cancellation").async(execute: cancel)
+        }
     }
 }
