@@ -294,19 +294,18 @@ enum LoadShapes {
     ) -> (seconds: Double, threwCancellation: Bool) {
         let progress = Progress(totalUnitCount: 0)
         let ended = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(end: DispatchTime, threwCancellation: Bool)?>(nil)
+        let threwCancellation = Atomic(false)
         Thread.detachNewThread {
-            var threwCancellation = false
-            do { try wait(progress) } catch CancellableTaskError.taskWasCancelled { threwCancellation = true } catch {}
-            outcome.withLock { $0 = (DispatchTime.now(), threwCancellation) }
+            do { try wait(progress) } catch CancellableTaskError.taskWasCancelled {
+                threwCancellation.store(true, ordering: .relaxed)
+            } catch {}
             ended.signal()
         }
         Thread.sleep(forTimeInterval: 0.1)
         let cancelled = DispatchTime.now()
         progress.cancel()
         ended.wait()
-        let (end, threwCancellation) = outcome.withLock { $0! }
-        return (Double(end.uptimeNanoseconds - cancelled.uptimeNanoseconds) / 1e9, threwCancellation)
+        return (secondsSince(cancelled), threwCancellation.load(ordering: .relaxed))
     }
 
     /// Some of every kind of work, then three seconds of nothing: by then every thread of
