@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test func ordinaryWorkStartsThreadsUpToTheLimitLessTheReserveThenWaitsInLine() {
-        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2)
+        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2, maximumPendingWakes: 64)
         let ledger = Ledger()
         let actions = (0..<10).map { state.submit(ledger.job($0), kind: .work) }
         #expect(actions.prefix(4).allSatisfy(isStart))
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func swiftJobsUseTheReserveAndNothingGoesPastTheLimit() {
-        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2)
+        var state = WorkerPoolState(maximumThreads: 6, reservedForSwiftJobs: 2, maximumPendingWakes: 64)
         let ledger = Ledger()
         for i in 0..<4 { _ = state.submit(ledger.job(i), kind: .work) }
         #expect(isStart(state.submit(ledger.job(10), kind: .swiftJob)))
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func aSubmissionThatMayNotWaitIsRefusedAtTheLimit() {
-        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1)
+        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1, maximumPendingWakes: 64)
         let ledger = Ledger()
         #expect(isStart(state.submit(ledger.job(0), kind: .work, mayQueue: false)))
         #expect(isStart(state.submit(ledger.job(1), kind: .work, mayQueue: false)))
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func aThreadWhoseJobEndedTakesWaitingSwiftJobsFirstThenWorkInOrder() {
-        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1)
+        var state = WorkerPoolState(maximumThreads: 3, reservedForSwiftJobs: 1, maximumPendingWakes: 64)
         let ledger = Ledger()
         for i in 0..<2 { _ = state.submit(ledger.job(i), kind: .work) }
         for i in 2..<5 { _ = state.submit(ledger.job(i), kind: .work) }
@@ -87,11 +87,11 @@ import Testing
     }
 
     @Test func anIdleThreadIsWokenWithItsJobOrLeavesWhenNothingCame() {
-        var state = WorkerPoolState(maximumThreads: 4, reservedForSwiftJobs: 1)
+        var state = WorkerPoolState(maximumThreads: 4, reservedForSwiftJobs: 1, maximumPendingWakes: 64)
         let ledger = Ledger()
         #expect(isStart(state.submit(ledger.job(0), kind: .work)))
         // The new thread takes its first job from the state, as a woken thread does.
-        let (first, _) = state.takeHandedJob()
+        let first = state.takeHandedJob().job
         first()
         let wakeUp = DispatchSemaphore(value: 0)
         guard case .park = state.finished(.work, parkingOn: wakeUp) else {
@@ -104,7 +104,7 @@ import Testing
         }
         #expect(woken === wakeUp)
         // Its idle time ran out just as it was woken: it takes the job rather than leave.
-        guard let (job, _) = state.leaveOrTakeHandedJob(parkedOn: wakeUp) else {
+        guard let job = state.leaveOrTakeHandedJob(parkedOn: wakeUp)?.job else {
             Issue.record("a woken thread must take the job handed to it")
             return
         }
@@ -116,5 +116,54 @@ import Testing
         }
         #expect(state.leaveOrTakeHandedJob(parkedOn: wakeUp) == nil)
         #expect(state.threadCount == 0)
+    }
+
+    @Test func whileThreadsAreOnTheirWayToJobsMoreJobsWaitAndEachArrivalPassesOneOn() {
+        var state = WorkerPoolState(maximumThreads: 10, reservedForSwiftJobs: 1, maximumPendingWakes: 2)
+        let ledger = Ledger()
+        let actions = (0..<6).map { state.submit(ledger.job($0), kind: .work) }
+        #expect(actions.prefix(2).allSatisfy(isStart))
+        #expect(actions.dropFirst(2).allSatisfy(isQueued))
+        #expect(state.threadCount == 2)
+        #expect(state.waitingCount == 4)
+        // Each thread that reaches its job hands the next waiting one to another thread, in
+        // order, so that a job that blocks never holds back those behind it for long.
+        var arrivals: [Int] = []
+        for _ in 0..<6 {
+            let handed = state.takeHandedJob()
+            handed.job()
+            arrivals.append(state.waitingCount)
+            if let passedOn = handed.passedOn { #expect(isStart(passedOn)) }
+        }
+        #expect(ledger.order == [0, 1, 2, 3, 4, 5])
+        #expect(arrivals == [3, 2, 1, 0, 0, 0])
+        #expect(state.threadCount == 6)
+        #expect(state.busyWithWork == 6)
+    }
+
+    @Test func aSubmissionThatMayNotWaitWaitsBehindPendingWakesOnlyWhileAThreadIsFreeForIt() {
+        var state = WorkerPoolState(maximumThreads: 4, reservedForSwiftJobs: 1, maximumPendingWakes: 1)
+        let ledger = Ledger()
+        #expect(isStart(state.submit(ledger.job(0), kind: .work, mayQueue: false)))
+        #expect(isQueued(state.submit(ledger.job(1), kind: .work, mayQueue: false)))
+        #expect(isQueued(state.submit(ledger.job(2), kind: .work, mayQueue: false)))
+        // Three threads may run ordinary work: one has its job, two are spoken for.
+        guard case .refused = state.submit(ledger.job(3), kind: .work, mayQueue: false) else {
+            Issue.record("a job that no thread is free for must be refused, not left waiting")
+            return
+        }
+        #expect(state.waitingCount == 2)
+    }
+
+    @Test func aSwiftJobWaitingBehindPendingWakesIsPassedOnBeforeWork() {
+        var state = WorkerPoolState(maximumThreads: 8, reservedForSwiftJobs: 2, maximumPendingWakes: 1)
+        let ledger = Ledger()
+        _ = state.submit(ledger.job(0), kind: .work)
+        #expect(isQueued(state.submit(ledger.job(1), kind: .work)))
+        #expect(isQueued(state.submit(ledger.job(100), kind: .swiftJob)))
+        state.takeHandedJob().job()
+        state.takeHandedJob().job()
+        state.takeHandedJob().job()
+        #expect(ledger.order == [0, 100, 1])
     }
 }

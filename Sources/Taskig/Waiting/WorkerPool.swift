@@ -6,8 +6,9 @@ import Foundation
 /// On Linux, Dispatch's global pool adds about one thread per second once its threads block,
 /// so work that may block (a collection's lanes, a future's work, a wait that can time out)
 /// runs here instead. A job gets a parked thread, or a new one while the pool is under its
-/// limit; past the limit it waits in a queue, first in, first out. Threads end after
-/// ``idleTimeout`` seconds without work, so an idle process keeps none.
+/// limit; past the limit, or while one thread per core is already on its way to a job, it
+/// waits in a queue, first in, first out. Threads end after ``idleTimeout`` seconds without
+/// work, so an idle process keeps none.
 ///
 /// The limit holds because nothing Taskig does needs a second thread to make progress: a
 /// blocking wait of global-queue work runs it on the waiting thread when that thread is a
@@ -17,7 +18,7 @@ import Foundation
 ///
 /// Submitting never blocks: it takes the pool's lock for a few instructions, so that a
 /// cooperative thread of Swift concurrency may submit. Each parked thread waits on a
-/// semaphore of its own, so a job wakes exactly one thread.
+/// semaphore of its own, so a job wakes at most one thread.
 @usableFromInline
 final class WorkerPool: Sendable {
     @usableFromInline
@@ -39,14 +40,22 @@ final class WorkerPool: Sendable {
 
     /// The pool every Taskig wait shares.
     @usableFromInline
-    static let shared = WorkerPool(maximumThreads: threadLimit, reservedForSwiftJobs: 4, idleTimeout: 2)
+    static let shared = WorkerPool(
+        maximumThreads: threadLimit, reservedForSwiftJobs: 4, maximumPendingWakes: ActiveProcessors.count,
+        idleTimeout: 2)
 
     let idleTimeout: TimeInterval
     private let state: LockedState<WorkerPoolState>
 
-    init(maximumThreads: Int, reservedForSwiftJobs: Int, idleTimeout: TimeInterval) {
+    /// A pool of at most `maximumThreads` threads, at most `maximumPendingWakes` of them on
+    /// their way to a job at once (see ``WorkerPoolState``): one per core wakes as many threads
+    /// as can run at once.
+    init(maximumThreads: Int, reservedForSwiftJobs: Int, maximumPendingWakes: Int, idleTimeout: TimeInterval) {
         self.idleTimeout = idleTimeout
-        state = LockedState(WorkerPoolState(maximumThreads: maximumThreads, reservedForSwiftJobs: reservedForSwiftJobs))
+        state = LockedState(
+            WorkerPoolState(
+                maximumThreads: maximumThreads, reservedForSwiftJobs: reservedForSwiftJobs,
+                maximumPendingWakes: maximumPendingWakes))
     }
 
     /// Runs `job` on a worker thread: at once when one may take it, otherwise as soon as one
@@ -67,12 +76,19 @@ final class WorkerPool: Sendable {
         return true
     }
 
-    private func carryOut(_ action: WorkerPoolState.SubmitAction) {
+    private func carryOut(_ action: WorkerPoolState.SubmitAction?) {
         switch action {
-        case .wake(let wakeUp): wakeUp.signal()
-        case .startThread: startThread()
-        case .queued, .refused: break
+        case .wake(let wakeUp)?: wakeUp.signal()
+        case .startThread?: startThread()
+        case .queued?, .refused?, nil: break
         }
+    }
+
+    /// The job handed to this thread, once the hand-off it passes on is carried out.
+    private func arrive(at handed: WorkerPoolState.HandedJob?) -> (Job, JobKind)? {
+        guard let handed else { return nil }
+        carryOut(handed.passedOn)
+        return (handed.job, handed.kind)
     }
 
     /// Starts a thread for a job handed over; the state has already counted it. The thread
@@ -87,7 +103,7 @@ final class WorkerPool: Sendable {
     private func work() {
         WorkerThread.markCurrent(name: "taskig.worker")
         let wakeUp = DispatchSemaphore(value: 0)
-        var next: (Job, JobKind)? = state.withLock { $0.takeHandedJob() }
+        var next = arrive(at: state.withLock { $0.takeHandedJob() })
         while let kind = Self.run(taking: &next) {
             next = nextJob(after: kind, parkingOn: wakeUp)
         }
@@ -113,10 +129,10 @@ final class WorkerPool: Sendable {
             return (job, kind)
         }
         if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
-            return state.withLock { $0.takeHandedJob() }
+            return arrive(at: state.withLock { $0.takeHandedJob() })
         }
         let handed = state.withLock { $0.leaveOrTakeHandedJob(parkedOn: wakeUp) }
         if handed != nil { wakeUp.wait() }
-        return handed
+        return arrive(at: handed)
     }
 }

@@ -7,6 +7,15 @@ import Dispatch
 /// `maximumThreads - reservedForSwiftJobs` of them run ordinary work at once, so that the jobs
 /// of Swift `async` bodies always find a thread even when ordinary work has blocked every
 /// other one; whatever finds no thread waits in first-in, first-out order.
+///
+/// At most `maximumPendingWakes` threads are on their way to a job at once (woken, or
+/// starting). A job submitted meanwhile waits in line: a thread that ends its job takes it,
+/// and each thread that arrives at its job first hands the next waiting one to another
+/// thread. Waking a thread costs a system call and a context switch, a few microseconds, and a
+/// burst of short jobs (ten thousand continuations of a future resolved on the main thread)
+/// paid that for every job, on as many threads. Passing the hand-off on keeps every waiting
+/// job one wake away from a thread, so jobs that block still each get one; the burst only
+/// reaches them a few wakes at a time.
 struct WorkerPoolState {
     /// What a submission leads to.
     enum SubmitAction {
@@ -30,6 +39,7 @@ struct WorkerPoolState {
 
     let maximumThreads: Int
     let reservedForSwiftJobs: Int
+    let maximumPendingWakes: Int
 
     /// Threads alive, busy or idle, including those about to start.
     private(set) var threadCount = 0
@@ -44,10 +54,12 @@ struct WorkerPoolState {
     private var waitingWork = JobQueue()
     private var waitingSwiftJobs = JobQueue()
 
-    init(maximumThreads: Int, reservedForSwiftJobs: Int) {
+    init(maximumThreads: Int, reservedForSwiftJobs: Int, maximumPendingWakes: Int) {
         precondition(maximumThreads > reservedForSwiftJobs, "the pool needs a thread for ordinary work")
+        precondition(maximumPendingWakes > 0, "the pool must be able to wake a thread")
         self.maximumThreads = maximumThreads
         self.reservedForSwiftJobs = reservedForSwiftJobs
+        self.maximumPendingWakes = maximumPendingWakes
     }
 
     var workLimit: Int { maximumThreads - reservedForSwiftJobs }
@@ -56,30 +68,60 @@ struct WorkerPoolState {
     var waitingCount: Int { waitingWork.count + waitingSwiftJobs.count }
 
     /// Places `job`: on a parked thread, on a new thread, or in the queue; with `mayQueue`
-    /// false, refused rather than queued.
+    /// false, refused rather than queued when no thread could take it at once.
     mutating func submit(
         _ job: @escaping WorkerPool.Job, kind: WorkerPool.JobKind, mayQueue: Bool = true
     )
         -> SubmitAction
     {
         let mayRunNow = kind == .swiftJob || busyWithWork < workLimit
-        if mayRunNow, let wakeUp = idleThreads.popLast() {
-            if kind == .work { busyWithWork += 1 }
-            handedOver.append(job, kind)
-            return .wake(wakeUp)
+        let isFirstInLine = (kind == .work ? waitingWork : waitingSwiftJobs).count == 0
+        if mayRunNow && isFirstInLine && handedOver.count < maximumPendingWakes, let action = handOver(job, kind) {
+            return action
         }
-        if mayRunNow && threadCount < maximumThreads {
-            if kind == .work { busyWithWork += 1 }
-            threadCount += 1
-            handedOver.append(job, kind)
-            return .startThread
-        }
-        guard mayQueue else { return .refused }
+        guard mayQueue || hasRoomForOneMore(kind) else { return .refused }
         switch kind {
         case .work: waitingWork.append(job, kind)
         case .swiftJob: waitingSwiftJobs.append(job, kind)
         }
-        return .queued
+        // A job never passes those in line; if a wake is free, it goes to the oldest.
+        return passHandOverOn() ?? .queued
+    }
+
+    /// Whether a thread is free for one more job of `kind` beyond those waiting, counting the
+    /// parked threads and the ones the pool may still start.
+    private func hasRoomForOneMore(_ kind: WorkerPool.JobKind) -> Bool {
+        let freeThreads = idleThreads.count + maximumThreads - threadCount
+        guard freeThreads > waitingCount else { return false }
+        return kind == .swiftJob || busyWithWork + waitingWork.count < workLimit
+    }
+
+    /// Hands `job` to a parked thread or a new one; `nil`, keeping nothing, when there is neither.
+    private mutating func handOver(_ job: @escaping WorkerPool.Job, _ kind: WorkerPool.JobKind) -> SubmitAction? {
+        let action: SubmitAction
+        if let wakeUp = idleThreads.popLast() {
+            action = .wake(wakeUp)
+        } else if threadCount < maximumThreads {
+            threadCount += 1
+            action = .startThread
+        } else {
+            return nil
+        }
+        if kind == .work { busyWithWork += 1 }
+        handedOver.append(job, kind)
+        return action
+    }
+
+    /// Hands the first waiting job that may run to another thread, if one is free: called as a
+    /// thread arrives at its own job, so that a job waiting behind a burst is never more than
+    /// one wake from a thread.
+    private mutating func passHandOverOn() -> SubmitAction? {
+        guard handedOver.count < maximumPendingWakes, !idleThreads.isEmpty || threadCount < maximumThreads else {
+            return nil
+        }
+        if let (job, kind) = waitingSwiftJobs.popFirst() { return handOver(job, kind) }
+        if busyWithWork < workLimit, let (job, kind) = waitingWork.popFirst() { return handOver(job, kind) }
+        return nil
     }
 
     /// For a thread that finished a job of `kind`: the next job, Swift jobs first, or parking
@@ -95,17 +137,20 @@ struct WorkerPoolState {
         return .park
     }
 
+    /// A job handed to a thread, and the hand-off that thread passes on (see ``submit(_:kind:mayQueue:)``).
+    typealias HandedJob = (job: WorkerPool.Job, kind: WorkerPool.JobKind, passedOn: SubmitAction?)
+
     /// For a thread that has just started, or was woken by its semaphore: the job handed to it.
-    mutating func takeHandedJob() -> (WorkerPool.Job, WorkerPool.JobKind) {
-        guard let handed = handedOver.popFirst() else {
+    mutating func takeHandedJob() -> HandedJob {
+        guard let (job, kind) = handedOver.popFirst() else {
             preconditionFailure("BUG IN TASKIG: a worker thread started or woke with no job handed to it")
         }
-        return handed
+        return (job, kind, passHandOverOn())
     }
 
     /// For a thread whose idle wait timed out: `nil` after removing it from the pool if it is
     /// still idle, or else the job handed to it meanwhile.
-    mutating func leaveOrTakeHandedJob(parkedOn wakeUp: DispatchSemaphore) -> (WorkerPool.Job, WorkerPool.JobKind)? {
+    mutating func leaveOrTakeHandedJob(parkedOn wakeUp: DispatchSemaphore) -> HandedJob? {
         guard let index = idleThreads.firstIndex(where: { $0 === wakeUp }) else { return takeHandedJob() }
         idleThreads.remove(at: index)
         threadCount -= 1
