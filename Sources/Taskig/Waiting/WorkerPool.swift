@@ -66,8 +66,9 @@ final class WorkerPool: Sendable {
         carryOut(action)
     }
 
-    /// Runs `job` on a worker thread if one may take it at once; returns `false`, keeping
-    /// nothing, otherwise. For work the caller can also do itself.
+    /// Runs `job` on a worker thread if a thread is free for it, though it may wait in line
+    /// while threads are being woken; returns `false`, keeping nothing, otherwise. For work
+    /// the caller can also do itself, and need not wait for: a collection's extra lanes.
     @usableFromInline
     func trySubmit(_ job: @escaping Job) -> Bool {
         let action = state.withLock { $0.submit(job, kind: .work, mayQueue: false) }
@@ -131,8 +132,10 @@ final class WorkerPool: Sendable {
         if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
             return arrive(at: state.withLock { $0.takeHandedJob() })
         }
-        let handed = state.withLock { $0.leaveOrTakeHandedJob(parkedOn: wakeUp) }
-        if handed != nil { wakeUp.wait() }
-        return arrive(at: handed)
+        // The hand-off this thread passes on goes out before it waits for its own signal, which
+        // its picker sends only once it has left the lock.
+        let next = arrive(at: state.withLock { $0.leaveOrTakeHandedJob(parkedOn: wakeUp) })
+        if next != nil { wakeUp.wait() }
+        return next
     }
 }
