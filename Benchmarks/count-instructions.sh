@@ -28,6 +28,7 @@ shapes=(
     "map-chain 20000"
     "global-hops 20000"
     "future-fan-out 5000"
+    "future-fan-out-main 5000"
     "swift-fan-out 5000"
     "task-await 20000"
     "throwable-task-await 20000"

@@ -85,6 +85,20 @@ public func futureMapStartFanOut(_ count: Int) -> Double {
     return secondsPerItem(since: start, count)
 }
 
+/// Seconds per continuation: the fan-out of ``futureMapStartFanOut(_:)`` made, resolved and
+/// awaited on the calling thread. Called on the main thread (row 8b's shape), every step goes
+/// to a worker thread, since work on a global queue never runs there.
+public func futureMapStartFanOutOnThisThread(_ count: Int) -> Double {
+    let start = DispatchTime.now()
+    let promise = Promise<Int>()
+    var futures: [Future<Int>] = []
+    futures.reserveCapacity(count)
+    for _ in 0..<count { futures.append(promise.future.map { $0 + 1 }.start()) }
+    promise.resolve(1)
+    for future in futures { precondition(try! future.await() == 2) }
+    return secondsPerItem(since: start, count)
+}
+
 /// Seconds per task: `count` Swift tasks that each await one shared value and add one,
 /// the value set once, every task's value awaited.
 public func swiftTasksAwaitingOneValue(_ count: Int) -> Double {

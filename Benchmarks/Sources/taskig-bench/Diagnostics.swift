@@ -127,6 +127,7 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         case "await-all-progress":
             let closures = capturingClosures(count); shape = { throwableTasksAwaitAllCountingProgress(closures) }
         case "future-fan-out": shape = { futureMapStartFanOut(count) }
+        case "future-fan-out-main": shape = { futureMapStartFanOutOnThisThread(count) }
         case "swift-fan-out": shape = { swiftTasksAwaitingOneValue(count) }
         // The other rows' shapes that are not mostly sleeping, waiting or I/O.
         case "task-await": shape = { taskigTaskAwait(count: count) }
