@@ -73,12 +73,7 @@ public func futureMapStartFanOut(_ count: Int) -> Double {
     let start = DispatchTime.now()
     let done = DispatchSemaphore(value: 0)
     DispatchQueue.global().async {
-        let promise = Promise<Int>()
-        var futures: [Future<Int>] = []
-        futures.reserveCapacity(count)
-        for _ in 0..<count { futures.append(promise.future.map { $0 + 1 }.start()) }
-        promise.resolve(1)
-        for future in futures { precondition(try! future.await() == 2) }
+        mapStartFanOut(count)
         done.signal()
     }
     done.wait()
@@ -90,13 +85,19 @@ public func futureMapStartFanOut(_ count: Int) -> Double {
 /// to a worker thread, since work on a global queue never runs there.
 public func futureMapStartFanOutOnThisThread(_ count: Int) -> Double {
     let start = DispatchTime.now()
+    mapStartFanOut(count)
+    return secondsPerItem(since: start, count)
+}
+
+/// One promise, `count` × `promise.future.map { $0 + 1 }.start()`, resolved once, every
+/// future awaited.
+private func mapStartFanOut(_ count: Int) {
     let promise = Promise<Int>()
     var futures: [Future<Int>] = []
     futures.reserveCapacity(count)
     for _ in 0..<count { futures.append(promise.future.map { $0 + 1 }.start()) }
     promise.resolve(1)
     for future in futures { precondition(try! future.await() == 2) }
-    return secondsPerItem(since: start, count)
 }
 
 /// Seconds per task: `count` Swift tasks that each await one shared value and add one,
