@@ -34,6 +34,12 @@ enum BlockingWait {
     /// The longest the main thread sleeps in the run loop before it looks at the cell again.
     /// A wake-up block normally ends the sleep at once; this bound only matters when the main
     /// queue cannot be serviced (a wait inside a block that is itself running on the main queue).
+    ///
+    /// The bound has a cost: for every turn with a time limit, swift-corelibs-foundation arms a
+    /// Dispatch timer whose handlers run on Dispatch's own threads. A turn without a limit
+    /// would need none, but would never end inside a main-queue block, and a waiter cannot
+    /// tell from Dispatch whether it is in one: `DispatchQueue.getSpecific` gives the main
+    /// queue's values anywhere on the main thread.
     @usableFromInline
     static let mainThreadPollInterval: TimeInterval = 0.01
 
