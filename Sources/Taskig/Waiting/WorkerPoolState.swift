@@ -68,7 +68,7 @@ struct WorkerPoolState {
     var waitingCount: Int { waitingWork.count + waitingSwiftJobs.count }
 
     /// Places `job`: on a parked thread, on a new thread, or in the queue; with `mayQueue`
-    /// false, refused rather than queued when no thread could take it at once.
+    /// false, refused rather than queued when no thread is free for it.
     mutating func submit(
         _ job: @escaping WorkerPool.Job, kind: WorkerPool.JobKind, mayQueue: Bool = true
     )
