@@ -75,7 +75,7 @@ struct WorkerPoolState {
         -> SubmitAction
     {
         let mayRunNow = kind == .swiftJob || busyWithWork < workLimit
-        let isFirstInLine = (kind == .work ? waitingWork : waitingSwiftJobs).count == 0
+        let isFirstInLine = (kind == .work ? waitingWork.count : waitingSwiftJobs.count) == 0
         if mayRunNow && isFirstInLine && handedOver.count < maximumPendingWakes, let action = handOver(job, kind) {
             return action
         }
