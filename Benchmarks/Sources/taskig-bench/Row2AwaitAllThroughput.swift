@@ -52,9 +52,10 @@ func runAwaitAllThroughputRow(into table: Table, repetitions: Int) {
     }
     let t = median(taskig)
     let p = median(perform)
-    // concurrentPerform is bimodal here: ~20 ns per item when Dispatch's second thread joins
-    // in time, ~45 ns when the caller does most of the work alone. Its best runs are the
-    // first mode.
+    // concurrentPerform is bimodal here: ~15-25 ns per item when Dispatch leaves the whole
+    // batch to one thread, ~45-55 ns when a second thread joins and the two meet on the
+    // iteration counter and the buffer's cache lines (RESULTS.md, "what `concurrentPerform`'s
+    // fast mode is"). Its best runs are the first mode.
     let bestTaskig = taskigRuns.min()!
     let bestPerform = performRuns.min()!
     table.add(
@@ -65,7 +66,7 @@ func runAwaitAllThroughputRow(into table: Table, repetitions: Int) {
     table.add(
         TableRow(
             row:
-                "2a′. same, fastest run of each (\(taskigRuns.count) runs each; `concurrentPerform` with both threads busy)",
+                "2a′. same, fastest run of each (\(taskigRuns.count) runs each; `concurrentPerform`'s fastest runs use one thread)",
             taskig: formatDuration(bestTaskig), baseline: formatDuration(bestPerform),
             ratio: "\(formatRatio(bestTaskig / bestPerform)) the cost", goal: "≤ 5×", met: bestTaskig / bestPerform <= 5
         ))
