@@ -130,7 +130,12 @@ func runMapChainRow(into table: Table, repetitions: Int) {
             baseline: "—", ratio: "build + run + release: \(formatDuration(build + run + release)) per link",
             goal: "(report)", met: nil))
 
-    // Linear time: the same at 10k, 100k and 1M links (fewer repetitions for the large one).
+    // 10k, 100k and 1M links (fewer repetitions for the large one). Whether a chain's cost is
+    // linear is counted in instructions (`count-instructions.sh`), not timed here: a run of
+    // about 30 ns per link takes as long again when its bodies are out of the cache or out of
+    // order in memory, and both depend on the size and on how glibc recycled the last chain's
+    // memory (RESULTS.md, "Row 7c"). What this row checks is that no size makes a link cost
+    // as much as the GCD hop it replaces.
     let sizes = [10_000, 100_000, 1_000_000]
     var perLink: [Int: (build: Double, run: Double, release: Double)] = [:]
     for size in sizes {
@@ -161,5 +166,7 @@ func runMapChainRow(into table: Table, repetitions: Int) {
             ratio: String(
                 format: "worst from the mean: run %+.0f%%, build + run + release %+.0f%%", runWorst * 100,
                 totalWorst * 100),
-            goal: "linear: per-link cost flat within ±30%", met: abs(runWorst) <= 0.30 && abs(totalWorst) <= 0.30))
+            goal:
+                "run ≤ 1× the `global()` hop of 7a′ at every size (linear: counted in instructions by `count-instructions.sh`)",
+            met: sizes.allSatisfy { perLink[$0]!.run <= globalHop }))
 }
