@@ -111,6 +111,10 @@ final class ThreadSampler: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let highest = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
+    /// The process's threads before sampling began (the sampler not among them): in a process
+    /// that ran other rows, idle threads of Dispatch's and of Taskig's pools that have not
+    /// exited yet.
+    let atStart = currentThreadCount()
 
     init(intervalMicroseconds: UInt32 = 1000) {
         let thread = Thread { [self] in
