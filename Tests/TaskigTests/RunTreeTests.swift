@@ -186,6 +186,42 @@ import Testing
         #expect(calls.value == 0)
     }
 
+    @Test func aHandlerNeverRunsWhenTheTaskIsCancelledRightAfterItsWaitReturned() async throws {
+        // The run used to be closed just after its waiter was released: a `cancel()` made as
+        // soon as the value arrived then reached the finished work's handler, in most rounds
+        // off the main thread.
+        let calls = LockedValue(0)
+        let queue = DispatchQueue(label: "taskig.tests.handler-after-completion")
+        let rounds = 200
+        let finished = try await withWatchdog { () -> Int in
+            var finished = 0
+            for round in 0..<rounds {
+                let task = ThrowableTask(executionQueue: round % 2 == 0 ? .global() : queue) { () -> Int in
+                    ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+                    return 1
+                }
+                // `task` is used again below, so it has another copy while it runs.
+                finished += try task.await()
+                task.cancel()
+                let future = ThrowableTask { () -> Int in
+                    ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+                    return 1
+                }.start()
+                finished += try future.await()
+                future.cancel()
+                let composedFuture = ThrowableTask { 1 }.map { value -> Int in
+                    ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }
+                    return value
+                }.start()
+                finished += try composedFuture.await()
+                composedFuture.cancel()
+            }
+            return finished
+        }
+        #expect(finished == 3 * rounds)
+        #expect(calls.value == 0)
+    }
+
     @Test func outsideARunRegisteringDoesNothing() throws {
         let calls = LockedValue(0)
         ThrowableTask.onCurrentTaskCancelled { calls.update { $0 += 1 } }

@@ -47,13 +47,17 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
             if case .composed = body.work {
                 ChainRun.start(body) { chain, outcome in
                     let outcome = ChainSlot.take(outcome, as: T.self)
-                    cell.complete(with: chain.run?.reporting(outcome) ?? outcome)
+                    // Closed first, as in `RunLaunch.launch`: no handler runs once the outcome
+                    // is out.
+                    let reported = chain.run?.reporting(outcome) ?? outcome
                     chain.run?.close()
+                    cell.complete(with: reported)
                 }
             } else {
                 body.start { outcome in
-                    cell.complete(with: run.reporting(outcome))
+                    let reported = run.reporting(outcome)
                     run.close()
+                    cell.complete(with: reported)
                 }
             }
         }

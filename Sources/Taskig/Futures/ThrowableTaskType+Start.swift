@@ -37,8 +37,11 @@ extension ThrowableTaskType {
             }
             CurrentRun.whileRunning(run) {
                 task.action { outcome in
-                    complete(run.reporting(outcome))
+                    // Closed first, as in `RunLaunch.launch`: no handler runs once the outcome
+                    // is out.
+                    let reported = run.reporting(outcome)
                     run.close()
+                    complete(reported)
                 }
             }
         })

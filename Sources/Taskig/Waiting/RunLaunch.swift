@@ -97,8 +97,11 @@ enum RunLaunch {
             }
             CurrentRun.whileRunning(context) {
                 task.action { outcome in
-                    cell.complete(with: run?.reporting(outcome) ?? outcome)
+                    // Closed before the outcome is handed on, so that a cancellation that
+                    // comes once the waiter has it never reaches the work's handlers.
+                    let reported = run?.reporting(outcome) ?? outcome
                     run?.close()
+                    cell.complete(with: reported)
                 }
             }
         }
