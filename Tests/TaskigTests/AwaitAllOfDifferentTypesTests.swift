@@ -43,6 +43,29 @@ import Testing
         #expect(!slow.isCancelled, "the task itself is not")
     }
 
+    @Test func calledFromASerialQueueItRunsThatQueuesTasksInPlace() async throws {
+        // They were sent to the queue the caller held, and the wait never ended.
+        let queue = DispatchQueue(label: "taskig.tests.await-all-of-different-types")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 1)
+        let onQueue = ThrowableTask(executionQueue: queue) { () -> Int in
+            DispatchQueue.getSpecific(key: key) ?? 0
+        }
+        let alsoOnQueue = ThrowableTask(executionQueue: queue) { () -> String in
+            DispatchQueue.getSpecific(key: key) == 1 ? "on the queue" : "elsewhere"
+        }
+        let global = ThrowableTask { () -> Int in
+            sleep(seconds: 0.05); return 3
+        }
+        let values = try await withWatchdog {
+            try queue.sync { try awaitAll(onQueue, global, alsoOnQueue) }
+        }
+        let (first, second, third) = try #require(values)
+        #expect(first == 1)
+        #expect(second == 3)
+        #expect(third == "on the queue")
+    }
+
     @Test func worksWithFuturesAndSingleTasks() throws {
         let (only) = try awaitAll(ThrowableTask { 5 })
         #expect(only == 5)

@@ -6,6 +6,8 @@ import Dispatch
 /// Each task runs as a child of a run of this wait: the first failure is thrown as soon as
 /// it is known, and the runs still going are cancelled. Blocks like
 /// ``ThrowableTaskType/await()``; on the main thread the main queue keeps running meanwhile.
+/// Called from a serial queue, the tasks that run on that queue run on the calling thread,
+/// one after another, once the others have started.
 ///
 /// ```swift
 /// let (user, avatar, settings) = try awaitAll(fetchUser(id), fetchAvatar(id), loadSettings())
@@ -18,7 +20,8 @@ public func awaitAll<each Work: ThrowableTaskType>(
     var count = 0
     for _ in repeat each tasks { count += 1 }
     let outcome = FirstFailureOrAll(expecting: count)
-    let launched = (repeat RunLaunch.launch(each tasks, parent: run, start: .away(after: 0)))
+    let startedAway = (repeat launchUnlessOnThisQueue(each tasks, parent: run))
+    let launched = (repeat (each startedAway) ?? RunLaunch.launch(each tasks, parent: run))
     for run in repeat each launched {
         switch run {
         case .finished(let result): outcome.record(result.map { _ in () })
@@ -30,6 +33,18 @@ public func awaitAll<each Work: ThrowableTaskType>(
         throw failure
     }
     return (repeat try (each launched).outcome!.get())
+}
+
+/// A run of `task` started away from this thread, or `nil` when the task's queue is a serial
+/// queue this thread is on: sent there, it would wait behind this wait for good, so only this
+/// thread can run it.
+private func launchUnlessOnThisQueue<Work: ThrowableTaskType>(
+    _ task: Work, parent: Run
+) -> RunLaunch.Launched<Work.ResultType>? {
+    if let (queue, kind) = ThrowingLaneWork<Work>.nonGlobalQueue(of: task), QueueAffinity.isCurrent(queue, kind: kind) {
+        return nil
+    }
+    return RunLaunch.launch(task, parent: parent, start: .away(after: 0))
 }
 
 extension RunLaunch.Launched {
