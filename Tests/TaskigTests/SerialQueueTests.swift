@@ -79,6 +79,40 @@ import Testing
         #expect(mixed == [1, 2, 3])
     }
 
+    @Test func theFutureOfATaskOnTheQueueYouAreOnStartsInPlaceWhenAwaited() async throws {
+        // `start()` sends the work to the queue; a wait that holds that queue used to wait for
+        // it for good, or until its timeout.
+        let queue = DispatchQueue(label: "taskig.test.serial-future")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 4)
+        let values = try await withWatchdog {
+            try queue.sync { () -> [Int?] in
+                let task = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }
+                let untimed = try task.start().await()
+                let timed = try task.start().await(timeout: 5)
+                let inACollection = try [task.start(), task.start()].awaitAll()
+                let (first, second) = try awaitAll(task.start(), ThrowableTask { 4 })
+                return [untimed, timed] + inACollection + [first, second]
+            }
+        }
+        #expect(values == [4, 4, 4, 4, 4, 4])
+    }
+
+    @Test func aWorkerWaitingForTheFutureOfASerialQueuesTaskLeavesItToThatQueue() async throws {
+        // A worker used to start such work itself, off its queue, beside the queue's other
+        // blocks.
+        let queue = DispatchQueue(label: "taskig.test.serial-future-elsewhere")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 5)
+        let value = try await withWatchdog {
+            try ThrowableTask { () -> Int? in
+                let future = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.start()
+                return try future.await()
+            }.start().await()
+        }
+        #expect(value == 5)
+    }
+
     @Test func awaitingFromElsewhereRunsTheWorkOnTheQueue() async throws {
         let queue = DispatchQueue(label: "taskig.test.serial-remote")
         let key = DispatchSpecificKey<Int>()

@@ -21,7 +21,7 @@ public func awaitAll<each Work: ThrowableTaskType>(
     for _ in repeat each tasks { count += 1 }
     let outcome = FirstFailureOrAll(expecting: count)
     let startedAway = (repeat launchUnlessOnThisQueue(each tasks, parent: run))
-    let launched = (repeat (each startedAway) ?? RunLaunch.launch(each tasks, parent: run))
+    let launched = (repeat (each startedAway) ?? launchHere(each tasks, parent: run))
     for run in repeat each launched {
         switch run {
         case .finished(let result): outcome.record(result.map { _ in () })
@@ -45,6 +45,14 @@ private func launchUnlessOnThisQueue<Work: ThrowableTaskType>(
         return nil
     }
     return RunLaunch.launch(task, parent: parent, start: .away(after: 0))
+}
+
+/// A run of `task`, whose queue is a serial queue this thread is on, run on this thread: the
+/// work itself, or, for a future, the work `start()` sent to that queue.
+private func launchHere<Work: ThrowableTaskType>(_ task: Work, parent: Run) -> RunLaunch.Launched<Work.ResultType> {
+    let launched = RunLaunch.launch(task, parent: parent)
+    if case .pending = launched { RunWait.helpStart(of: task, hasDeadline: false) }
+    return launched
 }
 
 extension RunLaunch.Launched {

@@ -20,7 +20,8 @@ protocol LaneWork: SendableMetatype {
         beforeBlocking: () -> Void
     ) -> Outcome
 
-    /// The queue `task` runs on, and its kind, when it is not a global queue.
+    /// The queue `task` runs on, and its kind, when it is not a global queue; for a future, the
+    /// queue its work was sent to.
     static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
 
     /// Whether every task's queue, when it is not a global one, was tagged when the task was
@@ -74,7 +75,7 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
         case .pending(let cell, _):
             if cell.completedValue == nil {
                 beforeBlocking()
-                RunWait.helpStart(of: task)
+                RunWait.helpStart(of: task, hasDeadline: false)
             }
             return BlockingWait.value(of: cell)!
         }
@@ -85,7 +86,8 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
         if let body = (task as? ThrowableTask<Element.ResultType>)?.body {
             return body.queueKind == .globalConcurrent ? nil : (body.executionQueue, body.queueKind)
         }
-        if task is ListeningTask { return nil }
+        // Listening to a future runs anywhere; its work runs where `start()` sent it.
+        if task is ListeningTask { return (task as? Future<Element.ResultType>)?.state.workQueue }
         return QueueAffinity.nonGlobal(task.executionQueue)
     }
 

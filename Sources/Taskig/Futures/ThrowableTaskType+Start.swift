@@ -46,10 +46,16 @@ extension ThrowableTaskType {
             }
         })
         run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
+        let workQueue =
+            if let body {
+                body.queueKind == .globalConcurrent ? nil : (queue: body.executionQueue, kind: body.queueKind)
+            } else {
+                QueueAffinity.nonGlobal(executionQueue)
+            }
         RunLaunch.placement(of: self, body: body, release: .never, start: .away(after: 0)).send {
             cell.startIfNeeded()
         }
-        return Future(state: FutureState(cell: cell, run: run))
+        return Future(state: FutureState(cell: cell, run: run, workQueue: workQueue))
     }
 }
 

@@ -31,7 +31,7 @@ enum RunWait {
         case .finished(let outcome):
             return outcome
         case .pending(let cell, let run):
-            if deadline == nil { helpStart(of: task) }
+            helpStart(of: task, hasDeadline: deadline != nil)
             if let outcome = BlockingWait.value(of: cell, until: deadline) { return outcome }
             // The waiter sees the timeout before the run hears of the cancellation it causes.
             if cell.complete(with: .failure(TaskigError.timedOut)) { run?.cancel() }
@@ -39,12 +39,20 @@ enum RunWait {
         }
     }
 
-    /// On a worker thread, starts the work of a future that is still waiting for a thread,
-    /// before waiting for it: when every worker waits, the future's work could otherwise wait
-    /// in the queue forever.
+    /// Starts the work of a future that has not started yet on this thread, before waiting for
+    /// it, where the wait could otherwise keep it from ever starting: on the serial queue
+    /// the work was sent to, which the wait holds (a deadline cannot help there either); and,
+    /// for work on a global queue, on a worker thread without a deadline, since when every
+    /// worker waits the work could wait in the pool's queue for good. Work sent to a serial
+    /// queue never starts anywhere else, which would break that queue's one-at-a-time promise.
     @inlinable
-    static func helpStart<Work: ThrowableTaskType>(of task: Work) {
-        guard WorkerThread.isCurrent, let future = task as? Future<Work.ResultType> else { return }
+    static func helpStart<Work: ThrowableTaskType>(of task: Work, hasDeadline: Bool) {
+        guard let future = task as? Future<Work.ResultType> else { return }
+        if let (queue, kind) = future.state.workQueue {
+            if QueueAffinity.isCurrent(queue, kind: kind) { future.state.startIfNeeded() }
+            return
+        }
+        guard WorkerThread.isCurrent, !hasDeadline else { return }
         future.state.startIfNeeded()
     }
 }
