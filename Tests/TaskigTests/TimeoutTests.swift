@@ -50,6 +50,24 @@ import Testing
         #expect(value == 5)
     }
 
+    @Test func aTaskThatCannotFailGivesUpAtTheTimeoutAndOtherwiseReturnsItsValue() async throws {
+        let slow = Task { () -> Int in
+            sleep(seconds: 0.5)
+            return 1
+        }
+        let (result, seconds) = try #require(
+            await withWatchdog { timed { Result { try slow.await(timeout: 0.05) } } })
+        #expect(isTimedOut(result.failure))
+        #expect(seconds < 0.4 * timingSlack, "it does not wait for the work")
+        #expect(try await withWatchdog { try Task { 6 }.await(timeout: 2 * timingSlack) } == 6)
+        #expect(isTimedOut((try await withWatchdog { thrownError { try Task { 7 }.await(timeout: 0) } }) ?? nil))
+        let queue = DispatchQueue(label: "taskig.tests.task-timeout")
+        let onQueue = try await withWatchdog {
+            try queue.sync { try Task(executionQueue: queue) { 8 }.await(timeout: 1) }
+        }
+        #expect(onQueue == 8)
+    }
+
     @Test func aTaskThatFailsInTimeThrowsItsOwnError() async throws {
         let thrown = try await withWatchdog {
             thrownError { try ThrowableTask<Int> { throw TestError(1) }.await(timeout: 2 * timingSlack) }

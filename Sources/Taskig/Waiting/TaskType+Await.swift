@@ -28,6 +28,24 @@ extension TaskType {
         }
     }
 
+    /// Runs the task and blocks at most `timeout` seconds for its value.
+    ///
+    /// When the time is up it gives up on this run and throws ``TaskigError/timedOut``. A
+    /// task that cannot fail cannot be stopped either: its work runs to its end on its own
+    /// (work that checks ``ThrowableTask/isCurrentTaskCancelled`` sees the run cancelled). A
+    /// timeout of zero or less gives up at once, without starting the work, and a task whose
+    /// queue is the caller's own serial queue runs in place, as with
+    /// ``ThrowableTaskType/await(timeout:)``.
+    ///
+    /// ```swift
+    /// let answer = try Task { slowComputation() }.await(timeout: 2)
+    /// ```
+    @discardableResult
+    @inlinable
+    public func await(timeout: TimeInterval) throws -> ResultType {
+        try throwableTask.await(timeout: timeout)
+    }
+
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
     /// calls `completion` with its value on the thread where the work finished.
     ///
