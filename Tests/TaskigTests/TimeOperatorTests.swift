@@ -42,6 +42,35 @@ import Testing
         #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
     }
 
+    @Test func timeoutsOnEveryTaskOfAWideCollectionDoNotStarveThePool() async throws {
+        // With every worker a lane that waits with a deadline, the tasks' runs went to the
+        // pool's queue and waited there past every deadline: each 1 ms task failed after 3 s.
+        let tasks = (0..<200).map { index in
+            ThrowableTask { () -> Int in
+                usleep(1000)
+                return index
+            }.timeout(3 * timingSlack)
+        }
+        let (values, seconds) = try #require(
+            await withWatchdog { try timed { try tasks.awaitAll(concurrency: 100) } })
+        #expect(values == Array(0..<200))
+        #expect(seconds < 2 * timingSlack)
+    }
+
+    @Test func timedWaitsNestedInAsManyRunsAsThereAreWorkersFinish() async throws {
+        let outer = (0..<100).map { index in
+            ThrowableTask { () -> Int in
+                try ThrowableTask { () -> Int in
+                    usleep(10_000)
+                    return index
+                }.await(timeout: 3 * timingSlack)
+            }.start()
+        }
+        let (values, seconds) = try #require(await withWatchdog { try timed { try outer.map { try $0.await() } } })
+        #expect(values == Array(0..<100))
+        #expect(seconds < 2 * timingSlack)
+    }
+
     @Test func aTimeoutUnderARetryMakesARunPerAttempt() async throws {
         let runs = LockedValue(0)
         let slowOnce = ThrowableTask { () -> Int in

@@ -22,6 +22,12 @@ import Foundation
 /// waiter go at once, which a waiter busy running the work cannot do; except on a worker, where
 /// the waiter is itself some run's work: there the work runs in place, so nesting never
 /// multiplies threads, and the outer waiter is released by its own run's cancellation.
+///
+/// A wait with a deadline never runs global-queue work in place, so that it can leave at the
+/// deadline; except, on a worker, when no worker is free for the work. Then every worker may
+/// be such a waiter (a `timeout` on each task of a wide collection), and work sent to the
+/// pool's queue would wait there past every deadline: the waiter runs it, and leaves when it
+/// ends.
 @usableFromInline
 enum RunPlacement: Sendable, Equatable {
     /// On the calling thread.
@@ -30,6 +36,9 @@ enum RunPlacement: Sendable, Equatable {
     case onQueue(DispatchQueue)
     /// Handed to a Taskig worker (see ``WorkerPool``).
     case onWorker
+    /// Handed to a Taskig worker when one is free for it, otherwise run on the calling
+    /// thread, itself a worker.
+    case onFreeWorkerOrInPlace
 
     /// When the waiter must be free to leave before the work ends.
     @usableFromInline
@@ -39,7 +48,8 @@ enum RunPlacement: Sendable, Equatable {
         /// When the run is cancelled (see ``Run/isCancellable``): honoured by running the
         /// work elsewhere, except on a worker, where nesting runs it in place.
         case onCancel
-        /// At a deadline, which is always honoured: the work never runs on the waiter.
+        /// At a deadline: the work does not run on the waiter, unless the waiter is a worker
+        /// and no other worker is free for it (see above).
         case atDeadline
     }
 
@@ -52,7 +62,7 @@ enum RunPlacement: Sendable, Equatable {
             switch release {
             case .never: return .inPlace
             case .onCancel: return WorkerThread.isCurrent ? .inPlace : .onWorker
-            case .atDeadline: return .onWorker
+            case .atDeadline: return WorkerThread.isCurrent ? .onFreeWorkerOrInPlace : .onWorker
             }
         case .main, .other:
             let queue = queue ?? QueueAffinity.defaultGlobalQueue
@@ -74,20 +84,23 @@ enum RunPlacement: Sendable, Equatable {
     @inlinable
     func send(after delay: TimeInterval = 0, _ job: @escaping @Sendable () -> Void) {
         if delay > 0 {
-            Scheduling.after(delay) { self.send(job) }
+            // The timer's thread is not a waiter that may run the work.
+            let later = self == .onFreeWorkerOrInPlace ? .onWorker : self
+            Scheduling.after(delay) { later.send(job) }
             return
         }
         switch self {
         case .inPlace: job()
         case .onQueue(let queue): queue.async(execute: job)
         case .onWorker: WorkerPool.shared.submit(job)
+        case .onFreeWorkerOrInPlace: if !WorkerPool.shared.trySubmit(job) { job() }
         }
     }
 
     @inlinable
     static func == (lhs: RunPlacement, rhs: RunPlacement) -> Bool {
         switch (lhs, rhs) {
-        case (.inPlace, .inPlace), (.onWorker, .onWorker): return true
+        case (.inPlace, .inPlace), (.onWorker, .onWorker), (.onFreeWorkerOrInPlace, .onFreeWorkerOrInPlace): return true
         case (.onQueue(let left), .onQueue(let right)): return left === right
         default: return false
         }
