@@ -80,6 +80,20 @@ import Testing
         #expect(progress.totalUnitCount == 16 && progress.completedUnitCount == 16)
     }
 
+    @Test func anIndeterminateProgressCountsFromZero() async throws {
+        // A total of -1 with the tasks added to it ended at 5 of 4, 125%.
+        let batch = Progress(totalUnitCount: -1)
+        _ = try await withWatchdog { try sleepers(5, seconds: 0).awaitAll(progress: batch) }
+        #expect(batch.totalUnitCount == 5 && batch.completedUnitCount == 5)
+        #expect(batch.fractionCompleted == 1)
+        let fold = Progress(totalUnitCount: -1)
+        let sum = try await withWatchdog {
+            try [1, 2, 3].awaitReduce(0, progress: fold) { sum, n in ThrowableTask { sum + n } }
+        }
+        #expect(sum == 6)
+        #expect(fold.totalUnitCount == 3 && fold.completedUnitCount == 3)
+    }
+
     @Test func manyQuickTasksAreCountedExactly() async throws {
         let progress = Progress(totalUnitCount: 0)
         let tasks = (0..<20_000).map { i in ThrowableTask { i } }

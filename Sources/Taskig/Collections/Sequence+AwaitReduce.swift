@@ -36,7 +36,7 @@ extension Sequence {
         let elements = Array(self)
         // The steps are children of this run, so cancelling it releases the fold at once.
         let run = Run(parent: CurrentRun.run, cancellable: true)
-        ProgressUpdates.perform { progress.totalUnitCount += Int64(elements.count) }
+        ProgressUpdates.addToTotal(elements.count, of: progress)
         let cancellation = ProgressCancellation.install(on: progress) { run.cancel() }
         defer {
             run.close()

@@ -58,7 +58,7 @@ final class BatchProgress: Sendable {
         taskCount: Int, countSettled: @escaping @Sendable () -> Int, cancel: @escaping @Sendable () -> Void
     ) {
         state.withLock { $0.countSettled = countSettled }
-        ProgressUpdates.perform { progress.totalUnitCount += Int64(taskCount) }
+        ProgressUpdates.addToTotal(taskCount, of: progress)
         let cancellation = ProgressCancellation.install(on: progress, cancel)
         state.withLock { $0.cancellation = cancellation }
     }

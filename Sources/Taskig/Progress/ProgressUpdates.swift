@@ -11,6 +11,14 @@ import Foundation
 package enum ProgressUpdates {
     private static let lock = LockedState(())
 
+    /// Adds `count` units to the total of `progress`. An indeterminate total (below zero, as
+    /// `Progress(totalUnitCount: -1)` makes) counts as zero: added to, it would leave the
+    /// total one short, and the fraction would end past 100%.
+    @usableFromInline
+    package static func addToTotal(_ count: Int, of progress: Progress) {
+        perform { progress.totalUnitCount = max(progress.totalUnitCount, 0) + Int64(count) }
+    }
+
     /// Runs `update`, which changes one or more progresses, while no other update runs.
     @usableFromInline
     package static func perform<Result>(_ update: () throws -> Result) rethrows -> Result {
