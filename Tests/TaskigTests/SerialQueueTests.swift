@@ -98,6 +98,28 @@ import Testing
         #expect(values == [4, 4, 4, 4, 4, 4])
     }
 
+    @Test func aComposedTaskWithAStepForTheQueueYouAreOnRunsInPlace() async throws {
+        // The chain ran on a worker, whose step for the queue waited for the queue the caller
+        // held: every wait below hung, or timed out.
+        let queue = DispatchQueue(label: "taskig.test.serial-chain")
+        let key = DispatchSpecificKey<Int>()
+        queue.setSpecific(key: key, value: 1)
+        let values = try await withWatchdog {
+            try queue.sync { () -> [Int] in
+                let base = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -100 }
+                let composed = base.map { $0 + 1 }
+                let shared = try composed.await()
+                let timed = try base.map { $0 + 2 }.await(timeout: 5)
+                let generic = try awaitThroughGenericCode(base.map { $0 + 3 })
+                let collection = try [base.map { $0 + 4 }, base.map { $0 + 5 }].awaitAll()
+                let folded = try [10, 20].awaitReduce(0) { sum, n in base.map { sum + n + $0 } }
+                _ = composed
+                return [shared, timed, generic] + collection + [folded]
+            }
+        }
+        #expect(values == [2, 3, 4, 5, 6, 32])
+    }
+
     @Test func aWorkerWaitingForTheFutureOfASerialQueuesTaskLeavesItToThatQueue() async throws {
         // A worker used to start such work itself, off its queue, beside the queue's other
         // blocks.
@@ -122,4 +144,9 @@ import Testing
         }
         #expect(value == 9)
     }
+}
+
+/// Awaits `task` as code that only knows it is some ``ThrowableTaskType``.
+private func awaitThroughGenericCode<Work: ThrowableTaskType>(_ task: Work) throws -> Work.ResultType {
+    try task.await()
 }

@@ -250,6 +250,31 @@ final class TaskBody<Value>: AnyTaskBody {
         using(body) { body in RunPlacement.forWork(of: body.queueKind, on: body.queue, release: .never) }
     }
 
+    @usableFromInline
+    static func queueHeldByCaller(of body: Unmanaged<AnyObject>) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
+        using(body) { body in
+            guard body.queueKind != .globalConcurrent, let queue = body.queue,
+                !(body.queueKind == .main && MainThread.isCurrent),
+                QueueAffinity.isCurrent(queue, kind: body.queueKind)
+            else { return nil }
+            return (queue, body.queueKind)
+        }
+    }
+
+    /// The serial queue the calling code is on that some body of this composed body's chain
+    /// runs on, if any. A run of the chain that does not start here would send that body's
+    /// work to a queue that waits for the run to end. A walk over the chain, so only asked
+    /// on a thread that may hold a task's queue (``QueueAffinity/mayHoldATaskQueue``).
+    @inlinable
+    var queueOfChainHeldByCaller: (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
+        var link = ChainRun.Link(unretained: self)
+        while true {
+            if let held = link.type.queueHeldByCaller(of: link.object) { return held }
+            guard let upstream = link.type.walkStep(of: link.object).upstream else { return nil }
+            link = upstream
+        }
+    }
+
     /// Starts the work on this thread, with the run current; the work reports through
     /// `completion` exactly once, from any thread, possibly before this returns.
     @inlinable
@@ -292,6 +317,9 @@ protocol AnyTaskBody: CancellationSource {
     /// not on it, or on a worker when this is the main thread and the step's queue is a global
     /// one, so that a step that blocks does not hold up the main queue.
     static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement
+    /// The body's queue and its kind when it is a serial queue (the main queue, off the main
+    /// thread, included) that the calling code is on.
+    static func queueHeldByCaller(of body: Unmanaged<AnyObject>) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.

@@ -118,7 +118,17 @@ enum RunLaunch {
     ) -> RunPlacement {
         // Listening to a future only registers a callback: it never blocks.
         if body?.startsByListening ?? (task is ListeningTask) { return .inPlace }
-        if let body { return placement(of: body.queueKind, on: body.queue, release: release, start: start) }
+        if let body {
+            // A chain with a step for the serial queue the waiter holds runs here, like a task
+            // for that queue: elsewhere, that step would wait for the queue, and the queue for
+            // the chain.
+            if start == .nearby, body.chainLength > 0, QueueAffinity.mayHoldATaskQueue,
+                body.queueOfChainHeldByCaller != nil
+            {
+                return .inPlace
+            }
+            return placement(of: body.queueKind, on: body.queue, release: release, start: start)
+        }
         let queue = task.executionQueue
         return placement(of: QueueAffinity.kind(of: queue), on: queue, release: release, start: start)
     }
