@@ -37,6 +37,19 @@ import Testing
         #expect(value == 3)
     }
 
+    @Test func aQueueThatTargetsTheTasksQueueCountsEvenWhenATaskWasMadeForItToo() async throws {
+        // A task made for `child` tags it, and its tag hid the target's: the wait sent the
+        // work to `target`, which waited for the wait.
+        let target = DispatchQueue(label: "taskig.test.tagged-target")
+        let child = DispatchQueue(label: "taskig.test.tagged-child", target: target)
+        let values = try await withWatchdog { () -> [Int] in
+            let first = Task(executionQueue: child) { 1 }.await()
+            let second = child.sync { Task(executionQueue: target) { 2 }.await() }
+            return [first, second]
+        }
+        #expect(values == [1, 2])
+    }
+
     @Test func collectionsWhoseLanesQueueIsTheCurrentOneRunInPlace() async throws {
         let queue = DispatchQueue(label: "taskig.test.serial-lanes")
         let values = try await withWatchdog {

@@ -79,12 +79,17 @@ enum QueueAffinity {
             return false
         case .other:
             let tag = queue.getSpecific(key: queueTagKey) ?? tagged(queue)
-            return DispatchQueue.getSpecific(key: queueTagKey) === tag
+            // Under the tag's own key, which no other queue sets, the lookup reaches the
+            // queue from a queue that targets it even when that queue has a tag too.
+            return DispatchQueue.getSpecific(key: tag.ownKey) === tag
         }
     }
 
     private static func tagged(_ queue: DispatchQueue) -> QueueTag {
-        queue.setSpecific(key: queueTagKey, value: QueueTag())
+        let tag = QueueTag()
+        // The own key first: a tag that can be read is complete.
+        queue.setSpecific(key: tag.ownKey, value: tag)
+        queue.setSpecific(key: queueTagKey, value: tag)
         // Re-read: when two threads tag the same queue at once, the last write is the tag.
         return queue.getSpecific(key: queueTagKey)!
     }
@@ -113,7 +118,12 @@ enum QueueAffinity {
 }
 
 /// The identity Taskig gives a queue; only compared by reference.
-final class QueueTag: Sendable {}
+final class QueueTag: Sendable {
+    /// The key under which the tagged queue also holds this tag. The shared key cannot tell
+    /// whether code runs on a queue that targets this one: a lookup stops at the first queue
+    /// with a value, and a target's tag is hidden by the tag of the queue that targets it.
+    let ownKey = DispatchSpecificKey<QueueTag>()
+}
 
 /// The kind Taskig records in the root queues and the main queue.
 final class KindMark: Sendable {
