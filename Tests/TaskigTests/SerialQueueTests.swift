@@ -6,9 +6,7 @@ import Testing
 
 @Suite struct SerialQueueTests {
     @Test func awaitingATaskOnTheQueueYouAreOnRunsItInPlace() async throws {
-        let queue = DispatchQueue(label: "taskig.test.serial")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 1)
+        let (queue, key) = markedQueue("taskig.test.serial", mark: 1)
         let value = try await withWatchdog {
             queue.sync {
                 Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -1 }.await()
@@ -95,9 +93,7 @@ import Testing
     @Test func theFutureOfATaskOnTheQueueYouAreOnStartsInPlaceWhenAwaited() async throws {
         // `start()` sends the work to the queue; a wait that holds that queue used to wait for
         // it for good, or until its timeout.
-        let queue = DispatchQueue(label: "taskig.test.serial-future")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 4)
+        let (queue, key) = markedQueue("taskig.test.serial-future", mark: 4)
         let values = try await withWatchdog {
             try queue.sync { () -> [Int?] in
                 let task = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }
@@ -114,9 +110,7 @@ import Testing
     @Test func aComposedTaskWithAStepForTheQueueYouAreOnRunsInPlace() async throws {
         // The chain ran on a worker, whose step for the queue waited for the queue the caller
         // held: every wait below hung, or timed out.
-        let queue = DispatchQueue(label: "taskig.test.serial-chain")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 1)
+        let (queue, key) = markedQueue("taskig.test.serial-chain", mark: 1)
         let values = try await withWatchdog {
             try queue.sync { () -> [Int] in
                 let base = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -100 }
@@ -136,9 +130,7 @@ import Testing
     @Test func aWorkerWaitingForTheFutureOfASerialQueuesTaskLeavesItToThatQueue() async throws {
         // A worker used to start such work itself, off its queue, beside the queue's other
         // blocks.
-        let queue = DispatchQueue(label: "taskig.test.serial-future-elsewhere")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 5)
+        let (queue, key) = markedQueue("taskig.test.serial-future-elsewhere", mark: 5)
         let value = try await withWatchdog {
             try ThrowableTask { () -> Int? in
                 let future = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.start()
@@ -149,9 +141,7 @@ import Testing
     }
 
     @Test func awaitingFromElsewhereRunsTheWorkOnTheQueue() async throws {
-        let queue = DispatchQueue(label: "taskig.test.serial-remote")
-        let key = DispatchSpecificKey<Int>()
-        queue.setSpecific(key: key, value: 9)
+        let (queue, key) = markedQueue("taskig.test.serial-remote", mark: 9)
         let value = try await withWatchdog {
             Task(executionQueue: queue) { DispatchQueue.getSpecific(key: key) }.await()
         }
@@ -162,4 +152,12 @@ import Testing
 /// Awaits `task` as code that only knows it is some ``ThrowableTaskType``.
 private func awaitThroughGenericCode<Work: ThrowableTaskType>(_ task: Work) throws -> Work.ResultType {
     try task.await()
+}
+
+/// A serial queue that holds `mark` under the returned key, so that work can tell it runs there.
+private func markedQueue(_ label: String, mark: Int) -> (DispatchQueue, DispatchSpecificKey<Int>) {
+    let queue = DispatchQueue(label: label)
+    let key = DispatchSpecificKey<Int>()
+    queue.setSpecific(key: key, value: mark)
+    return (queue, key)
 }
