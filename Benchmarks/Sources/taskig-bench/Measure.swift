@@ -105,22 +105,44 @@ func procStatusField(_ name: StaticString) -> Int {
 
 func currentThreadCount() -> Int { procStatusField("Threads:") }
 
+/// How many of the process's threads are Taskig's workers, by the name they give themselves.
+func currentTaskigWorkerCount() -> Int {
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return threads.count { thread in
+        (try? String(contentsOfFile: "/proc/self/task/\(thread)/comm", encoding: .utf8))?.hasPrefix("taskig.worker")
+            ?? false
+    }
+}
+
 /// Samples the process's thread count on a thread of its own, about every `interval`
-/// microseconds, and keeps the highest count seen (the sampler itself included).
+/// microseconds, and keeps the highest count seen (the sampler itself included); when asked
+/// to, also the most of Taskig's workers seen at the highest counts.
 final class ThreadSampler: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let highest = Atomic<Int>(0)
+    private let highestWorkers = Atomic<Int>(0)
     private let stopped = DispatchSemaphore(value: 0)
     /// The process's threads before sampling began (the sampler not among them): in a process
     /// that ran other rows, idle threads of Dispatch's and of Taskig's pools that have not
     /// exited yet.
     let atStart = currentThreadCount()
 
-    init(intervalMicroseconds: UInt32 = 1000) {
+    /// - Parameter countsTaskigWorkers: names the threads at each sample that reaches the
+    ///   highest count so far (reading every thread's name at every sample would slow the
+    ///   process it measures).
+    init(intervalMicroseconds: UInt32 = 1000, countsTaskigWorkers: Bool = false) {
         let thread = Thread { [self] in
             while !stopping.load(ordering: .relaxed) {
                 let count = currentThreadCount()
-                if count > highest.load(ordering: .relaxed) { highest.store(count, ordering: .relaxed) }
+                if count >= highest.load(ordering: .relaxed) {
+                    highest.store(count, ordering: .relaxed)
+                    if countsTaskigWorkers {
+                        let workers = currentTaskigWorkerCount()
+                        if workers > highestWorkers.load(ordering: .relaxed) {
+                            highestWorkers.store(workers, ordering: .relaxed)
+                        }
+                    }
+                }
                 usleep(intervalMicroseconds)
             }
             stopped.signal()
@@ -136,6 +158,10 @@ final class ThreadSampler: @unchecked Sendable {
         stopped.wait()
         return max(last, highest.load(ordering: .relaxed))
     }
+
+    /// The most Taskig workers seen at the highest counts; only with `countsTaskigWorkers`,
+    /// once stopped.
+    var peakTaskigWorkers: Int { highestWorkers.load(ordering: .relaxed) }
 }
 
 /// The exact heap peak of a region (see HeapPeak.c).
