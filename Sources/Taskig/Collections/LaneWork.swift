@@ -84,11 +84,9 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inlinable
     static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
         if let body = (task as? ThrowableTask<Element.ResultType>)?.body {
-            if body.queueKind != .globalConcurrent { return (body.executionQueue, body.queueKind) }
             // A chain on a global queue needs a serial queue for any of its steps that runs on
             // one; the one that matters is the caller's.
-            guard body.chainLength > 0, QueueAffinity.mayHoldATaskQueue else { return nil }
-            return body.queueOfChainHeldByCaller
+            return body.nonGlobalQueue ?? body.queueOfChainHeldByCaller
         }
         // Listening to a future runs anywhere; its work runs where `start()` sent it.
         if task is ListeningTask { return (task as? Future<Element.ResultType>)?.state.workQueue }

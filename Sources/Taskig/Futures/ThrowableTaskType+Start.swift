@@ -46,12 +46,7 @@ extension ThrowableTaskType {
             }
         })
         run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
-        let workQueue =
-            if let body {
-                body.queueKind == .globalConcurrent ? nil : (queue: body.executionQueue, kind: body.queueKind)
-            } else {
-                QueueAffinity.nonGlobal(executionQueue)
-            }
+        let workQueue = if let body { body.nonGlobalQueue } else { QueueAffinity.nonGlobal(executionQueue) }
         RunLaunch.placement(of: self, body: body, release: .never, start: .away(after: 0)).send {
             cell.startIfNeeded()
         }

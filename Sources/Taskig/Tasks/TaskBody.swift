@@ -177,6 +177,12 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     var executionQueue: DispatchQueue { queue ?? QueueAffinity.defaultGlobalQueue }
 
+    /// The body's queue and its kind, unless it is a global queue.
+    @inlinable
+    var nonGlobalQueue: (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
+        queueKind == .globalConcurrent ? nil : (executionQueue, queueKind)
+    }
+
     /// Whether the task has been cancelled for good.
     @inlinable
     var isCancelled: Bool { CancellationWord.isCancelled(word) }
@@ -262,11 +268,13 @@ final class TaskBody<Value>: AnyTaskBody {
     }
 
     /// The serial queue the calling code is on that some body of this composed body's chain
-    /// runs on, if any. A run of the chain that does not start here would send that body's
-    /// work to a queue that waits for the run to end. A walk over the chain, so only asked
-    /// on a thread that may hold a task's queue (``QueueAffinity/mayHoldATaskQueue``).
+    /// runs on, if any; `nil` for a body that is not composed. A run of the chain that does
+    /// not start here would send that body's work to a queue that waits for the run to end.
+    /// The chain is walked only on a thread that may hold a task's queue
+    /// (``QueueAffinity/mayHoldATaskQueue``).
     @inlinable
     var queueOfChainHeldByCaller: (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
+        guard chainLength > 0, QueueAffinity.mayHoldATaskQueue else { return nil }
         var link = ChainRun.Link(unretained: self)
         while true {
             if let held = link.type.queueHeldByCaller(of: link.object) { return held }

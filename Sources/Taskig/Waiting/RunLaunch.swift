@@ -122,11 +122,7 @@ enum RunLaunch {
             // A chain with a step for the serial queue the waiter holds runs here, like a task
             // for that queue: elsewhere, that step would wait for the queue, and the queue for
             // the chain.
-            if start == .nearby, body.chainLength > 0, QueueAffinity.mayHoldATaskQueue,
-                body.queueOfChainHeldByCaller != nil
-            {
-                return .inPlace
-            }
+            if start == .nearby, body.queueOfChainHeldByCaller != nil { return .inPlace }
             return placement(of: body.queueKind, on: body.queue, release: release, start: start)
         }
         let queue = task.executionQueue
