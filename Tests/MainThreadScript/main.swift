@@ -78,6 +78,12 @@ report(
     "awaitAll of a serial queue's throwable tasks inside its sync on the main thread",
     serial.sync { (try? (1...3).map { i in ThrowableTask(executionQueue: serial) { i } }.awaitAll()) } == [1, 2, 3])
 
+// A main-queue task awaited by global work that the main thread waits for is handed to the
+// main thread, which then still services the main queue for the work it awaits in turn.
+report(
+    "a main-queue task awaited from global work, whose own work calls DispatchQueue.main.sync",
+    Task { Task(executionQueue: .main) { Task { DispatchQueue.main.sync { 3 } }.await() }.await() }.await() == 3)
+
 if CommandLine.arguments.contains("--dispatch-main") {
     // Under dispatchMain() the main queue's blocks run without the main run loop; a task on
     // the main queue awaited from one of them runs in place.
@@ -86,6 +92,13 @@ if CommandLine.arguments.contains("--dispatch-main") {
         report("task on the main queue from a main-queue block under dispatchMain", value == 5)
         let offsets = (0..<3).map { i in ThrowableTask(executionQueue: .main) { i } }.completions().map(\.offset)
         report("completions of main-queue tasks from a main-queue block under dispatchMain", offsets == [0, 1, 2])
+        // As a script's top-level code after its first `await`: the thread running this block
+        // holds the main queue, and a main-queue step after a callback is handed to it.
+        let later = ThrowableTask<String> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(.success("later")) }
+        }
+        let step = try? later.map(on: .main) { $0.uppercased() }.await()
+        report("a main-queue step after a callback, from a main-queue block under dispatchMain", step == "LATER")
         exit(0)
     }
     dispatchMain()

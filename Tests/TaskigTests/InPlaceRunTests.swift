@@ -14,12 +14,50 @@ import Testing
         #expect(ranOnWaitingThread == true)
     }
 
-    @Test func aThrowableTaskWithAnotherCopyRunsOnAWorkerSoThatCancelCanReleaseTheWaiter() async throws {
-        let task = ThrowableTask { WorkerThread.isCurrent }
-        let copy = task
-        let ranOnWorker = try await withWatchdog { try copy.await() }
-        #expect(ranOnWorker == true)
-        #expect(!task.isCancelled)
+    @Test func aStoredThrowableTaskWithOtherCopiesRunsOnTheWaitingThread() async throws {
+        let tasks = (0..<3).map { i in ThrowableTask { (i, ObjectIdentifier(Thread.current)) } }
+        let holder = TaskHolder(task: tasks[1])
+        let outcome = try await withWatchdog { () -> (ran: [Int], onWaiter: Bool) in
+            let waiter = ObjectIdentifier(Thread.current)
+            var ran: [Int] = []
+            var onWaiter = true
+            for task in tasks + [holder.task] {
+                let (value, thread) = try task.await()
+                ran.append(value)
+                onWaiter = onWaiter && thread == waiter
+            }
+            return (ran, onWaiter)
+        }
+        #expect(outcome?.ran == [0, 1, 2, 1])
+        #expect(outcome?.onWaiter == true)
+        #expect(!tasks[1].isCancelled)
+    }
+
+    @Test func aWaiterRunningTheWorkItselfHearsOfACancelOnceTheWorkReturns() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let workThread = LockedValue<ObjectIdentifier?>(nil)
+        let sawCancellation = LockedValue(false)
+        let task = ThrowableTask { () -> Int in
+            workThread.set(ObjectIdentifier(Thread.current))
+            started.signal()
+            let giveUp = DispatchTime.now() + 5
+            while !ThrowableTask.isCurrentTaskCancelled && DispatchTime.now() < giveUp { usleep(1_000) }
+            sawCancellation.set(ThrowableTask.isCurrentTaskCancelled)
+            return 1
+        }
+        DispatchQueue.global().async {
+            started.wait()
+            usleep(20_000)
+            task.cancel()
+        }
+        let waited = try await withWatchdog { () -> (Result<Int, Error>, ObjectIdentifier) in
+            (task.awaitResult(), ObjectIdentifier(Thread.current))
+        }
+        let (result, waiter) = try #require(waited)
+        // The work ran on the waiter, saw its run cancelled and returned; the waiter reports it.
+        #expect(workThread.value == waiter)
+        #expect(sawCancellation.value)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
     }
 
     @Test func theOnlyCopyOfACancelledTaskStillNeverStarts() async throws {
@@ -70,5 +108,14 @@ import Testing
         #expect(ThrowableTask<Int> { done in done(.success(1)) }.executionQueue.label == globalLabel)
         #expect(ThrowableTask { () async throws -> Int in 1 }.executionQueue.label == globalLabel)
         #expect(try await ThrowableTask { () async throws -> Int in 1 }.value == 1)
+    }
+}
+
+/// A task kept in a property, as users keep them.
+private final class TaskHolder<Value>: Sendable {
+    let task: ThrowableTask<Value>
+
+    init(task: ThrowableTask<Value>) {
+        self.task = task
     }
 }

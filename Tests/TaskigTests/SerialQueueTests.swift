@@ -147,6 +147,77 @@ import Testing
         }
         #expect(value == 9)
     }
+
+    // Rule 2 of DESIGN §3: Taskig work bound for a queue that a waiting thread holds is handed
+    // to that thread, whoever made it and wherever it was made.
+
+    @Test func aFlatMapsInnerTaskMadeAtRunTimeForTheWaitersQueueRunsOnTheWaiter() async throws {
+        let (queue, key) = markedQueue("taskig.test.serial-flat-map", mark: 3)
+        let base = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -1 }
+        let value = try await withWatchdog {
+            try queue.sync { try ThrowableTask.delay(0.01).flatMap { _ in base }.await() }
+        }
+        #expect(value == 3)
+    }
+
+    @Test func aStepForTheWaitersQueueAfterACallbackRunsOnTheWaiter() async throws {
+        let (queue, key) = markedQueue("taskig.test.serial-step-after-callback", mark: 4)
+        let later = ThrowableTask<Int> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(.success(10)) }
+        }
+        let values = try await withWatchdog {
+            try queue.sync {
+                [
+                    try later.map(on: queue) { $0 + (DispatchQueue.getSpecific(key: key) ?? -100) }.await(),
+                    try later.map(on: queue) { $0 + (DispatchQueue.getSpecific(key: key) ?? -100) }.await(timeout: 5),
+                ]
+            }
+        }
+        #expect(values == [14, 14])
+    }
+
+    @Test func workForTheWaitersQueueSentFromAWorkerRunsOnTheWaiter() async throws {
+        let (queue, key) = markedQueue("taskig.test.serial-from-worker", mark: 5)
+        let inner = ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -1 }
+        let value = try await withWatchdog {
+            try queue.sync {
+                // The deadline leaves the outer task to a worker, which waits for a task of the
+                // queue this thread holds.
+                try ThrowableTask { try inner.await() }.await(timeout: 5)
+            }
+        }
+        #expect(value == 5)
+    }
+
+    @Test func aFutureStartedForTheQueueBeforeTheWaitBeganRunsOnTheWaiter() async throws {
+        let (queue, key) = markedQueue("taskig.test.serial-future-before-wait", mark: 6)
+        let values = try await withWatchdog { () -> [Int] in
+            try queue.sync {
+                let futures = (0..<3).map { i in
+                    ThrowableTask(executionQueue: queue) { i + (DispatchQueue.getSpecific(key: key) ?? -100) }.start()
+                }
+                // A global task awaited with a deadline runs on a worker: this thread only
+                // waits, and serves the queue it holds meanwhile.
+                _ = try ThrowableTask { usleep(1_000) }.await(timeout: 5)
+                return try futures.map { try $0.await() }
+            }
+        }
+        #expect(values == [6, 7, 8])
+    }
+
+    @Test func theHandOffKeepsNoJobOnceTheQueueRanThem() async throws {
+        let queue = DispatchQueue(label: "taskig.test.serial-hand-off-drains")
+        let ran = LockedValue(0)
+        for _ in 0..<100 {
+            ThrowableTask(executionQueue: queue) { ran.set(ran.value + 1) }.async()
+        }
+        let drained = try await withWatchdog { () -> Bool in
+            queue.sync {}
+            return true
+        }
+        #expect(drained == true)
+        #expect(ran.value == 100)
+    }
 }
 
 /// Awaits `task` as code that only knows it is some ``ThrowableTaskType``.

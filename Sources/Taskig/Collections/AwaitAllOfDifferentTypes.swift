@@ -20,8 +20,7 @@ public func awaitAll<each Work: ThrowableTaskType>(
     var count = 0
     for _ in repeat each tasks { count += 1 }
     let outcome = FirstFailureOrAll(expecting: count)
-    let startedAway = (repeat launchUnlessOnThisQueue(each tasks, parent: run))
-    let launched = (repeat (each startedAway) ?? launchHere(each tasks, parent: run))
+    let launched = (repeat RunLaunch.launch(each tasks, parent: run, start: .unwaited(after: 0)))
     for run in repeat each launched {
         switch run {
         case .finished(let result): outcome.record(result.map { _ in () })
@@ -33,26 +32,6 @@ public func awaitAll<each Work: ThrowableTaskType>(
         throw failure
     }
     return (repeat try (each launched).outcome!.get())
-}
-
-/// A run of `task` started away from this thread, or `nil` when the task's queue is a serial
-/// queue this thread is on: sent there, it would wait behind this wait for good, so only this
-/// thread can run it.
-private func launchUnlessOnThisQueue<Work: ThrowableTaskType>(
-    _ task: Work, parent: Run
-) -> RunLaunch.Launched<Work.ResultType>? {
-    if let (queue, kind) = ThrowingLaneWork<Work>.nonGlobalQueue(of: task), QueueAffinity.isCurrent(queue, kind: kind) {
-        return nil
-    }
-    return RunLaunch.launch(task, parent: parent, start: .away(after: 0))
-}
-
-/// A run of `task`, whose queue is a serial queue this thread is on, run on this thread: the
-/// work itself, or, for a future, the work `start()` sent to that queue.
-private func launchHere<Work: ThrowableTaskType>(_ task: Work, parent: Run) -> RunLaunch.Launched<Work.ResultType> {
-    let launched = RunLaunch.launch(task, parent: parent)
-    if case .pending = launched { RunWait.helpStart(of: task, hasDeadline: false) }
-    return launched
 }
 
 extension RunLaunch.Launched {

@@ -106,8 +106,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         /// On Taskig's workers; past the pool's limit they wait for a thread when `mayQueue`,
         /// or are not started (a nested wait, whose caller runs a lane itself).
         case workers(mayQueue: Bool)
-        /// On the queue the caller named.
-        case queue(DispatchQueue)
+        /// On the queue the caller named, of the given kind.
+        case queue(DispatchQueue, QueueAffinity.Kind)
         /// Nowhere: the caller runs every task itself.
         case callerOnly
     }
@@ -197,45 +197,35 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
 
     /// Where the lanes run, and whether the caller runs one itself.
     ///
-    /// The caller runs every task itself when it holds a serial queue that tasks of the batch
-    /// must run on (sending them there would wait for the caller), or when the lanes' queue
-    /// is the one it is on. Otherwise it runs one lane when it is a worker (a nested wait:
-    /// then nesting never needs more threads) or when nothing can end the batch early, since
-    /// it waits for every task anyway; it never runs lanes on the main thread, where the work
-    /// could tell where it runs.
+    /// The caller runs every task itself, in input order, when the lanes' queue is a serial
+    /// queue it holds, or when some task may only run on the caller: its work is bound for a
+    /// serial queue the caller holds (see ``RunPlacement/of(_:wait:)``). Otherwise it runs one lane when it is a worker (a nested wait: then nesting never needs
+    /// more threads) or when nothing can end the batch early, since it waits for every task
+    /// anyway; it never runs lanes on the main thread, where the work could tell where it
+    /// runs. Tasks bound for a queue the caller holds reach it through that queue's hand-off
+    /// while it waits (see ``QueueHandOff``).
     @inlinable
     static func placement(
-        lanesOn queue: DispatchQueue,
-        tasks: [Work.Element],
-        run: Run?
+        lanesOn queue: DispatchQueue, tasks: [Work.Element], run: Run?
     ) -> (LanePlacement, callerRunsLane: Bool) {
         let kind = QueueAffinity.kind(of: queue)
         if kind != .globalConcurrent {
-            return QueueAffinity.isCurrent(queue, kind: kind) ? (.callerOnly, true) : (.queue(queue), false)
+            return QueueAffinity.isCurrent(queue, kind: kind) ? (.callerOnly, true) : (.queue(queue, kind), false)
         }
-        if callerHoldsAQueueOf(tasks) { return (.callerOnly, true) }
         if MainThread.isCurrent { return (.workers(mayQueue: true), false) }
+        if someTaskRunsOnlyOnTheCaller(tasks) { return (.callerOnly, true) }
         if WorkerThread.isCurrent { return (.workers(mayQueue: false), true) }
         return (.workers(mayQueue: true), !(run?.isCancellable ?? false))
     }
 
-    /// Whether the calling thread holds a serial queue that one of the tasks runs on.
-    ///
-    /// Queues of Taskig's own tasks are tagged when the tasks are made (see
-    /// ``QueueAffinity``), so a caller that holds no tagged queue holds none of theirs and
-    /// need not look at the tasks; tasks of other types are each asked for their queue. The
-    /// main thread does not hold the main queue for this purpose: it keeps the main queue
-    /// serviced while it waits. It can hold another serial queue, inside that queue's `sync`;
-    /// then that queue's tasks can only run on the main thread, and the caller runs them all,
-    /// whatever their queue.
+    /// Whether the work of one of `tasks` is bound for a serial queue the caller holds. Only a
+    /// caller that holds a queue Taskig knows asks the tasks.
     @inlinable
-    static func callerHoldsAQueueOf(_ tasks: [Work.Element]) -> Bool {
-        if Work.tasksTagTheirQueues && !QueueAffinity.mayHoldATaskQueue { return false }
-        let onMainThread = MainThread.isCurrent
+    static func someTaskRunsOnlyOnTheCaller(_ tasks: [Work.Element]) -> Bool {
+        guard QueueAffinity.heldHandOff != nil else { return false }
         return tasks.contains { task in
-            guard let (queue, kind) = Work.nonGlobalQueue(of: task) else { return false }
-            if kind == .main && onMainThread { return false }
-            return QueueAffinity.isCurrent(queue, kind: kind)
+            guard let queue = Work.workQueue(of: task), !queue.isGlobal else { return false }
+            return RunPlacement.of(queue, wait: .untilDone) == .inPlace
         }
     }
 
@@ -277,8 +267,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                     removeLane(lane)
                     return
                 }
-            case .queue(let queue):
-                queue.async(execute: job)
+            case .queue(let queue, let kind):
+                RunPlacement.onQueue(queue, kind).send(job)
             case .callerOnly:
                 removeLane(lane)
                 return

@@ -20,13 +20,8 @@ protocol LaneWork: SendableMetatype {
         beforeBlocking: () -> Void
     ) -> Outcome
 
-    /// The queue `task` runs on, and its kind, when it is not a global queue; for a future, the
-    /// queue its work was sent to.
-    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
-
-    /// Whether every task's queue, when it is not a global one, was tagged when the task was
-    /// made (see ``QueueAffinity/mayHoldATaskQueue``).
-    static var tasksTagTheirQueues: Bool { get }
+    /// The queue `task`'s work runs on; for a future, the queue its work was sent to, if any.
+    static func workQueue(of task: Element) -> WorkQueue?
 }
 
 /// Lane work for tasks that can fail; the outcome is the task's `Result`.
@@ -75,27 +70,17 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
         case .pending(let cell, _):
             if cell.completedValue == nil {
                 beforeBlocking()
-                RunWait.helpStart(of: task, hasDeadline: false)
+                RunWait.claimWorkOfFuture(task, start: .waited)
             }
             return BlockingWait.value(of: cell)!
         }
     }
 
     @inlinable
-    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
-        if let body = (task as? ThrowableTask<Element.ResultType>)?.body {
-            // A chain on a global queue needs a serial queue for any of its steps that runs on
-            // one; the one that matters is the caller's.
-            return body.nonGlobalQueue ?? body.queueOfChainHeldByCaller
-        }
-        // Listening to a future runs anywhere; its work runs where `start()` sent it.
+    static func workQueue(of task: Element) -> WorkQueue? {
+        if let body = (task as? ThrowableTask<Element.ResultType>)?.body { return body.workQueue }
         if task is ListeningTask { return (task as? Future<Element.ResultType>)?.state.workQueue }
-        return QueueAffinity.nonGlobal(task.executionQueue)
-    }
-
-    @inlinable
-    static var tasksTagTheirQueues: Bool {
-        Element.self is ThrowableTask<Element.ResultType>.Type || Element.self is ListeningTask.Type
+        return WorkQueue(task.executionQueue)
     }
 }
 
@@ -128,14 +113,10 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
     }
 
     @inlinable
-    static func nonGlobalQueue(of task: Element) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
+    static func workQueue(of task: Element) -> WorkQueue? {
         if let plain = task as? Task<Element.ResultType> {
-            return plain.executionQueueKind == .globalConcurrent
-                ? nil : (plain.executionQueue, plain.executionQueueKind)
+            return WorkQueue(plain.chosenQueue, kind: plain.executionQueueKind)
         }
-        return QueueAffinity.nonGlobal(task.executionQueue)
+        return WorkQueue(task.executionQueue)
     }
-
-    @inlinable
-    static var tasksTagTheirQueues: Bool { Element.self is Task<Element.ResultType>.Type }
 }

@@ -38,7 +38,7 @@ final class AdaptedWork<Work: ThrowableTaskType>: SourceWork {
 
     @inlinable
     func start(reportingTo completion: @escaping @Sendable (Result<Work.ResultType, Error>) -> Void) {
-        if (task as? CancellableTaskType)?.isCancelled == true {
+        if RunLaunch.isCancelledForGood(task, body: nil) {
             completion(.failure(CancellableTaskError.taskWasCancelled))
             return
         }

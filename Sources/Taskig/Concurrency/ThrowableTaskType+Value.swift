@@ -16,7 +16,7 @@ extension ThrowableTaskType {
     /// ```
     public var value: ResultType {
         get async throws {
-            switch RunLaunch.launch(self, parent: nil, mayGiveUp: true, start: .away(after: 0)) {
+            switch RunLaunch.launch(self, parent: nil, mayGiveUp: true, start: .unwaited(after: 0)) {
             case .finished(let outcome):
                 return try outcome.get()
             case .pending(let cell, let run):
@@ -46,7 +46,7 @@ extension TaskType {
     /// ```
     public var value: ResultType {
         get async {
-            switch RunLaunch.launch(self, context: nil, start: .away(after: 0)) {
+            switch RunLaunch.launch(self, context: nil, start: .unwaited(after: 0)) {
             case .finished(let value):
                 return value
             case .pending(let cell):

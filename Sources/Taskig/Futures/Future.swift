@@ -46,19 +46,10 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
         CurrentRun.whileRunning(run) {
             if case .composed = body.work {
                 ChainRun.start(body) { chain, outcome in
-                    let outcome = ChainSlot.take(outcome, as: T.self)
-                    // Closed first, as in `RunLaunch.launch`: no handler runs once the outcome
-                    // is out.
-                    let reported = chain.run?.reporting(outcome) ?? outcome
-                    chain.run?.close()
-                    cell.complete(with: reported)
+                    Run.end(chain.run, with: ChainSlot.take(outcome, as: T.self)) { cell.complete(with: $0) }
                 }
             } else {
-                body.start { outcome in
-                    let reported = run.reporting(outcome)
-                    run.close()
-                    cell.complete(with: reported)
-                }
+                body.start { outcome in Run.end(run, with: outcome) { cell.complete(with: $0) } }
             }
         }
     }

@@ -5,8 +5,8 @@ import Dispatch
 /// future costs no allocation of its own.
 ///
 /// The work is kept in the cell until a thread claims it (see
-/// ``CompletionCell/startIfNeeded()``): a waiter whose wait would keep the work from ever
-/// starting runs it itself (see ``RunWait/helpStart(of:hasDeadline:)``).
+/// ``CompletionCell/startIfNeeded()``): a waiter that may run the work itself does, if it
+/// comes first (see ``RunWait/claimWorkOfFuture(_:start:)``).
 @usableFromInline
 struct FutureState<Value>: Sendable {
     @usableFromInline
@@ -14,16 +14,13 @@ struct FutureState<Value>: Sendable {
     /// The future's run; `nil` for a ``Promise``'s future, which has no work of its own.
     @usableFromInline
     let run: Run?
-    /// The queue the work was sent to when it is not a global one: only code on that queue
-    /// may start it in place.
+    /// The queue the work was sent to; `nil` when there is no work to claim (a promise's
+    /// future, or one whose run only listens).
     @usableFromInline
-    let workQueue: (queue: DispatchQueue, kind: QueueAffinity.Kind)?
+    let workQueue: WorkQueue?
 
     @inlinable
-    init(
-        cell: CompletionCell<Result<Value, Error>>, run: Run?,
-        workQueue: (queue: DispatchQueue, kind: QueueAffinity.Kind)? = nil
-    ) {
+    init(cell: CompletionCell<Result<Value, Error>>, run: Run?, workQueue: WorkQueue? = nil) {
         self.cell = cell
         self.run = run
         self.workQueue = workQueue

@@ -30,24 +30,19 @@ extension ThrowableTaskType {
         // A task's contract lets Taskig start it on any thread, which is all the cell's work does.
         nonisolated(unsafe) let task = self
         let cell = CompletionCell<Result<ResultType, Error>>(work: { complete in
-            if body?.isCancelled ?? (task as? CancellableTaskType)?.isCancelled ?? false {
+            if RunLaunch.isCancelledForGood(task, body: body) {
                 complete(.failure(CancellableTaskError.taskWasCancelled))
                 run.close()
                 return
             }
             CurrentRun.whileRunning(run) {
-                task.action { outcome in
-                    // Closed first, as in `RunLaunch.launch`: no handler runs once the outcome
-                    // is out.
-                    let reported = run.reporting(outcome)
-                    run.close()
-                    complete(reported)
-                }
+                task.action { outcome in Run.end(run, with: outcome, handingTo: complete) }
             }
         })
         run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
-        let workQueue = if let body { body.nonGlobalQueue } else { QueueAffinity.nonGlobal(executionQueue) }
-        RunLaunch.placement(of: self, body: body, release: .never, start: .away(after: 0)).send {
+        // A future started again only listens to the first one, which never blocks.
+        let workQueue = self is ListeningTask ? nil : body?.workQueue ?? WorkQueue(executionQueue)
+        (workQueue.map { RunPlacement.of($0, wait: .no) } ?? .inPlace).send {
             cell.startIfNeeded()
         }
         return Future(state: FutureState(cell: cell, run: run, workQueue: workQueue))

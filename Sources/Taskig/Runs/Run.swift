@@ -89,6 +89,18 @@ final class Run: Sendable {
         isCancelled ? .failure(CancellableTaskError.taskWasCancelled) : outcome
     }
 
+    /// Ends `run` once its work has reported `outcome`: closes it, then hands `deliver` the
+    /// outcome the run reports (see ``reporting(_:)``). Closed first, so that a cancellation made
+    /// as soon as a waiter has the outcome never reaches the work's handlers.
+    @inlinable
+    static func end<Value>(
+        _ run: Run?, with outcome: Result<Value, Error>, handingTo deliver: (Result<Value, Error>) -> Void
+    ) {
+        let reported = run?.reporting(outcome) ?? outcome
+        run?.close()
+        deliver(reported)
+    }
+
     /// Registers `handler` to run once when the run is cancelled: at once when it already is,
     /// never after the run closed. It runs on the thread that cancels.
     @usableFromInline

@@ -177,11 +177,9 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     var executionQueue: DispatchQueue { queue ?? QueueAffinity.defaultGlobalQueue }
 
-    /// The body's queue and its kind, unless it is a global queue.
+    /// The queue the work runs on, with its kind.
     @inlinable
-    var nonGlobalQueue: (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
-        queueKind == .globalConcurrent ? nil : (executionQueue, queueKind)
-    }
+    var workQueue: WorkQueue { WorkQueue(queue, kind: queueKind) }
 
     /// Whether the task has been cancelled for good.
     @inlinable
@@ -253,34 +251,7 @@ final class TaskBody<Value>: AnyTaskBody {
 
     @usableFromInline
     static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement {
-        using(body) { body in RunPlacement.forWork(of: body.queueKind, on: body.queue, release: .never) }
-    }
-
-    @usableFromInline
-    static func queueHeldByCaller(of body: Unmanaged<AnyObject>) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
-        using(body) { body in
-            guard body.queueKind != .globalConcurrent, let queue = body.queue,
-                !(body.queueKind == .main && MainThread.isCurrent),
-                QueueAffinity.isCurrent(queue, kind: body.queueKind)
-            else { return nil }
-            return (queue, body.queueKind)
-        }
-    }
-
-    /// The serial queue the calling code is on that some body of this composed body's chain
-    /// runs on, if any; `nil` for a body that is not composed. A run of the chain that does
-    /// not start here would send that body's work to a queue that waits for the run to end.
-    /// The chain is walked only on a thread that may hold a task's queue
-    /// (``QueueAffinity/mayHoldATaskQueue``).
-    @inlinable
-    var queueOfChainHeldByCaller: (queue: DispatchQueue, kind: QueueAffinity.Kind)? {
-        guard chainLength > 0, QueueAffinity.mayHoldATaskQueue else { return nil }
-        var link = ChainRun.Link(unretained: self)
-        while true {
-            if let held = link.type.queueHeldByCaller(of: link.object) { return held }
-            guard let upstream = link.type.walkStep(of: link.object).upstream else { return nil }
-            link = upstream
-        }
+        using(body) { body in RunPlacement.of(body.workQueue, wait: .untilDone) }
     }
 
     /// Starts the work on this thread, with the run current; the work reports through
@@ -321,13 +292,8 @@ protocol AnyTaskBody: CancellationSource {
         of body: Unmanaged<AnyObject>, _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer,
         _ chain: ChainRun, _ position: Int
     ) -> Bool
-    /// Where the body's step runs: here, or on its serial or main queue when this thread is
-    /// not on it, or on a worker when this is the main thread and the step's queue is a global
-    /// one, so that a step that blocks does not hold up the main queue.
+    /// Where the body's step runs, as a wait's work would (see ``RunPlacement/of(_:wait:)``).
     static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement
-    /// The body's queue and its kind when it is a serial queue (the main queue, off the main
-    /// thread, included) that the calling code is on.
-    static func queueHeldByCaller(of body: Unmanaged<AnyObject>) -> (queue: DispatchQueue, kind: QueueAffinity.Kind)?
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.

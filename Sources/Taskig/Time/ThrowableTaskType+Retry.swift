@@ -48,7 +48,7 @@ final class RetryWork<Value>: SourceWork {
     }
 
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
-        attempt(1, parent: CurrentRun.run, start: .nearby, completion: completion)
+        attempt(1, parent: CurrentRun.run, start: .waited, completion: completion)
     }
 
     func attempt(
@@ -68,7 +68,7 @@ final class RetryWork<Value>: SourceWork {
                 return
             }
             let wait = min(self.firstDelay * pow(2, Double(attempt - 1)), Scheduling.longestDelay)
-            self.attempt(attempt + 1, parent: parent, start: .away(after: wait), completion: completion)
+            self.attempt(attempt + 1, parent: parent, start: .unwaited(after: wait), completion: completion)
         }
         switch launch(parent, start) {
         case .finished(let outcome): next(outcome)

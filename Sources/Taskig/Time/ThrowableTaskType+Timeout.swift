@@ -38,7 +38,7 @@ final class TimeoutWork<Work: ThrowableTaskType>: SourceWork {
             completion(.failure(TaskigError.timedOut))
             return
         }
-        switch RunLaunch.launch(task, parent: CurrentRun.run, deadline: true) {
+        switch RunLaunch.launch(task, parent: CurrentRun.run, start: .waitedWithDeadline) {
         case .finished(let outcome):
             completion(outcome)
         case .pending(let cell, let run):

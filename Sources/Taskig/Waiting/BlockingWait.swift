@@ -4,12 +4,16 @@ import Foundation
 /// How a thread waits for a cell to complete.
 ///
 /// - On the main thread the wait runs the main run loop, so blocks sent to
-///   `DispatchQueue.main` (including the task's own work, or its completion) keep running;
-///   a completion on another thread wakes the loop by sending it an empty block.
+///   `DispatchQueue.main` keep running; a completion on another thread wakes the loop by
+///   sending it an empty block.
 /// - On any other thread the wait parks the thread on a semaphore.
+/// - A thread that holds a queue Taskig knows (the main thread holds the main queue) serves it
+///   while it waits: it runs the Taskig work sent to that queue (see ``QueueHandOff``), which
+///   would otherwise wait behind it for good.
 ///
 /// A cell that is already complete costs no parking at all, which is the common case when
-/// the work ran in place. Before it parks, a thread delivers the completions it queued while
+/// the work ran in place; one that completes within a brief spin (see ``BriefSpin``) costs
+/// none either. Before it parks, a thread delivers the completions it queued while
 /// delivering others (see ``CompletionDrain``): the one it waits for may be among them.
 @usableFromInline
 enum BlockingWait {
@@ -18,43 +22,67 @@ enum BlockingWait {
     static func value<Value>(of cell: CompletionCell<Value>, until deadline: DispatchTime? = nil) -> Value? {
         if let value = cell.completedValue { return value }
         CompletionDrain.runDeferred()
+        let held = QueueAffinity.heldHandOff
         if MainThread.isCurrent {
-            return runMainRunLoop(until: cell, deadline: deadline)
+            return mainThreadValue(of: cell, until: deadline, serving: held)
+        }
+        // Work handed to this thread needs it awake at once; anything else may end within a spin.
+        if held?.hasHandedJobs != true, BriefSpin.until(deadline: deadline, { cell.isCompleted }),
+            let value = cell.completedValue
+        {
+            return value
         }
         let semaphore = DispatchSemaphore(value: 0)
         cell.whenComplete(reading: { _ in semaphore.signal() })
-        if let deadline {
-            _ = semaphore.wait(timeout: deadline)
-        } else {
-            semaphore.wait()
+        guard let held else {
+            return park(on: semaphore, until: deadline) ? cell.completedValue : nil
         }
-        return cell.completedValue
+        held.beginWaiting { semaphore.signal() }
+        defer { held.endWaiting() }
+        while true {
+            held.runHandedJobs()
+            if let value = cell.completedValue { return value }
+            guard park(on: semaphore, until: deadline) else { return nil }
+        }
     }
 
-    /// The longest the main thread sleeps in the run loop before it looks at the cell again.
-    /// A wake-up block normally ends the sleep at once; this bound only matters when the main
-    /// queue cannot be serviced (a wait inside a block that is itself running on the main queue).
-    ///
-    /// The bound has a cost: for every turn with a time limit, swift-corelibs-foundation arms a
-    /// Dispatch timer whose handlers run on Dispatch's own threads. A turn without a limit
-    /// would need none, but would never end inside a main-queue block, and a waiter cannot
-    /// tell from Dispatch whether it is in one: `DispatchQueue.getSpecific` gives the main
-    /// queue's values anywhere on the main thread.
-    @usableFromInline
-    static let mainThreadPollInterval: TimeInterval = 0.01
-
+    /// Parks on `semaphore` until it is signalled (`true`) or `deadline` passes (`false`).
     @inlinable
-    static func runMainRunLoop<Value>(until cell: CompletionCell<Value>, deadline: DispatchTime?) -> Value? {
-        cell.whenComplete(reading: { _ in DispatchQueue.main.async {} })
+    static func park(on semaphore: DispatchSemaphore, until deadline: DispatchTime?) -> Bool {
+        guard let deadline else {
+            semaphore.wait()
+            return true
+        }
+        return semaphore.wait(timeout: deadline) == .success
+    }
+
+    /// The main thread's wait: it runs the main run loop, so that the main queue keeps running,
+    /// and serves the queue it holds. A brief spin first, which handles the main queue's blocks
+    /// every few microseconds, catches work that ends at once without putting the thread to
+    /// sleep (see ``BriefSpin``); then it sleeps in the run loop until woken (see
+    /// ``MainThreadWait``).
+    @inlinable
+    static func mainThreadValue<Value>(
+        of cell: CompletionCell<Value>, until deadline: DispatchTime?, serving held: QueueHandOff?
+    ) -> Value? {
+        if held?.hasHandedJobs != true,
+            BriefSpin.until(
+                deadline: deadline, every: BriefSpin.mainQueueServiceNanoseconds,
+                do: MainThreadWait.serviceWithoutSleeping, { cell.isCompleted }),
+            let value = cell.completedValue
+        {
+            return value
+        }
+        let wait = MainThreadWait()
+        cell.whenComplete(reading: { _ in wait.wake() })
+        held?.beginWaiting(wake: wait.wake)
+        defer { held?.endWaiting() }
         while true {
+            wait.clearWakeUps()
+            held?.runHandedJobs()
             if let value = cell.completedValue { return value }
-            var slice = mainThreadPollInterval
-            if let deadline {
-                let now = DispatchTime.now()
-                guard now < deadline else { return nil }
-                slice = min(slice, Double(deadline.uptimeNanoseconds - now.uptimeNanoseconds) / 1e9)
-            }
-            _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: slice))
+            if let deadline, DispatchTime.now() >= deadline { return nil }
+            wait.sleep(until: deadline)
         }
     }
 }

@@ -60,6 +60,12 @@ struct CompletionCell<Value>: Sendable {
         self.state = state
     }
 
+    /// Whether the run is complete, without copying the value.
+    @inlinable
+    var isCompleted: Bool {
+        state.withLock { $0.machine.isCompleted }
+    }
+
     @inlinable
     var completedValue: Value? {
         state.withLock { $0.value }

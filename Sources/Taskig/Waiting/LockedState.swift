@@ -19,9 +19,8 @@
 /// `package`, not `public`: TaskigURL, in the same package, guards its state with it too.
 @usableFromInline
 package struct LockedState<State>: @unchecked Sendable {
-    /// A `var` only so that ``isOnlyReference()`` can ask; it is never reassigned.
     @usableFromInline
-    private(set) var buffer: ManagedBuffer<State, PlatformLock.Primitive>
+    let buffer: ManagedBuffer<State, PlatformLock.Primitive>
 
     @inlinable
     package init(_ initial: State) {
@@ -36,12 +35,6 @@ package struct LockedState<State>: @unchecked Sendable {
     @inlinable
     init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
         self.buffer = buffer
-    }
-
-    /// Whether this is the only reference to the state: then no other thread can reach it.
-    @inlinable
-    mutating func isOnlyReference() -> Bool {
-        isKnownUniquelyReferenced(&buffer)
     }
 
     /// Runs `body` with exclusive access to the state.

@@ -31,8 +31,8 @@ enum QueueAffinity {
         return kind == .globalConcurrent ? nil : (queue, kind)
     }
 
-    /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way (see
-    /// ``mayHoldATaskQueue``).
+    /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way, so that a
+    /// task made for it finds its tag (see ``handOff(of:kind:)``).
     @usableFromInline
     static func kind(of queue: DispatchQueue) -> Kind {
         #if canImport(Darwin)
@@ -45,19 +45,6 @@ enum QueueAffinity {
         #endif
         if queue.getSpecific(key: queueTagKey) == nil { _ = tagged(queue) }
         return .other
-    }
-
-    /// Whether the calling code may hold a queue that makes a wait run tasks in place: a queue
-    /// Taskig has tagged (one that some task was made for or that some wait asked about), but
-    /// not the main queue on the main thread, which keeps the main queue serviced while it
-    /// waits. (Under `dispatchMain()` a main-queue block can run on another thread; there the
-    /// main queue counts.) A thread for which this is false holds none of the queues of the
-    /// tasks made so far.
-    @usableFromInline
-    static var mayHoldATaskQueue: Bool {
-        let tag = mainQueueTag
-        guard let current = DispatchQueue.getSpecific(key: queueTagKey) else { return false }
-        return current !== tag || !MainThread.isCurrent
     }
 
     /// Whether the calling code runs on the main queue (or is the main thread itself).
@@ -85,8 +72,24 @@ enum QueueAffinity {
         }
     }
 
+    /// The hand-off of the queue the calling code holds (see ``QueueHandOff``), when Taskig has
+    /// tagged it: the innermost one, or the main queue on the main thread outside any other.
+    @usableFromInline
+    static var heldHandOff: QueueHandOff? {
+        _ = mainQueueTag
+        return DispatchQueue.getSpecific(key: queueTagKey)?.handOff
+    }
+
+    /// The hand-off of `queue`, of `kind` (not a global queue), through which Taskig sends it
+    /// work.
+    @usableFromInline
+    static func handOff(of queue: DispatchQueue, kind: Kind) -> QueueHandOff {
+        if kind == .main { return mainQueueTag.handOff }
+        return (queue.getSpecific(key: queueTagKey) ?? tagged(queue)).handOff
+    }
+
     private static func tagged(_ queue: DispatchQueue) -> QueueTag {
-        let tag = QueueTag()
+        let tag = QueueTag(queue: queue)
         // The own key first: a tag that can be read is complete.
         queue.setSpecific(key: tag.ownKey, value: tag)
         queue.setSpecific(key: queueTagKey, value: tag)
@@ -97,7 +100,7 @@ enum QueueAffinity {
     private static let rootQueueLabelPrefix = "com.apple.root."
     private static let queueTagKey = DispatchSpecificKey<QueueTag>()
     private static let mainQueueTag: QueueTag = {
-        let tag = QueueTag()
+        let tag = QueueTag(queue: .main)
         DispatchQueue.main.setSpecific(key: queueTagKey, value: tag)
         return tag
     }()
@@ -123,6 +126,12 @@ final class QueueTag: Sendable {
     /// whether code runs on a queue that targets this one: a lookup stops at the first queue
     /// with a value, and a target's tag is hidden by the tag of the queue that targets it.
     let ownKey = DispatchSpecificKey<QueueTag>()
+    /// The work sent to the queue that a waiting holder may run instead.
+    let handOff: QueueHandOff
+
+    init(queue: DispatchQueue) {
+        handOff = QueueHandOff(queue: queue)
+    }
 }
 
 /// The kind Taskig records in the root queues and the main queue.

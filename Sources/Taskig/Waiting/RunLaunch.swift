@@ -21,19 +21,31 @@ enum RunLaunch {
         case pending(CompletionCell<Result<Value, Error>>, Run?)
     }
 
-    /// Where the work of a run may start.
+    /// How whoever starts a run waits for it, which decides where its work starts (see
+    /// ``RunPlacement/of(_:wait:)``).
     @usableFromInline
-    enum Start: Equatable {
-        /// As ``RunPlacement/forWork(of:on:release:)`` says: in place when that is safe.
-        case nearby
-        /// Never on this thread, after a delay in seconds (zero for at once): the caller does
-        /// not wait (`async`, `start()`, `value`).
-        case away(after: TimeInterval)
+    enum Start: Equatable, Sendable {
+        /// The caller waits until the work ends.
+        case waited
+        /// The caller waits at most until a deadline.
+        case waitedWithDeadline
+        /// The caller does not wait (`async`, `start()`, `value`); the work starts after a
+        /// delay in seconds, zero for at once.
+        case unwaited(after: TimeInterval)
 
         @inlinable
         var delay: TimeInterval {
-            if case .away(let delay) = self { return delay }
+            if case .unwaited(let delay) = self { return delay }
             return 0
+        }
+
+        @inlinable
+        var wait: RunPlacement.Wait {
+            switch self {
+            case .waited: return .untilDone
+            case .waitedWithDeadline: return .withDeadline
+            case .unwaited: return .no
+            }
         }
     }
 
@@ -42,22 +54,20 @@ enum RunLaunch {
     /// - Parameters:
     ///   - sharesCancellation: other copies of the task may cancel it for good; `false` only
     ///     for the last copy of a ``ThrowableTask``.
-    ///   - mayGiveUp: the caller may cancel the run before its work ends (a future, a Swift
-    ///     task), so the run's waiters must be released at once.
-    ///   - deadline: the caller gives up at a deadline, so the work never runs on its thread.
-    ///   - releasesOnTaskCancellation: cancelling the task for good must release the waiter
-    ///     at once too. Collection lanes and composed steps, which wait for their tasks in
-    ///     order anyway, leave it off and run the tasks in place.
-    ///   - start: ``Start/away`` for callers that do not wait.
+    ///   - mayGiveUp: the caller may cancel the run before its work ends (a Swift task), so
+    ///     the run's waiters must be released at once.
+    ///   - releasesOnTaskCancellation: cancelling the task for good releases a waiter that
+    ///     does not run the work at once too. Collection lanes and composed steps, which wait
+    ///     for their tasks in order anyway, leave it off.
+    ///   - start: how the caller waits (see ``Start``).
     @inlinable
     static func launch<Work: ThrowableTaskType>(
         _ task: Work,
         parent: Run?,
         sharesCancellation: Bool = true,
         mayGiveUp: Bool = false,
-        deadline: Bool = false,
         releasesOnTaskCancellation: Bool = false,
-        start: Start = .nearby
+        start: Start = .waited
     ) -> Launched<Work.ResultType> {
         let body = (task as? ThrowableTask<Work.ResultType>)?.body
         let origin = RunOrigin.of(task)
@@ -65,16 +75,17 @@ enum RunLaunch {
             return .finished(.failure(TaskigError.awaitedFromItsOwnWork))
         }
         // A run whose task or parent is cancelled never starts.
-        if body?.isCancelled ?? (task as? CancellableTaskType)?.isCancelled ?? false || parent?.isCancelled == true {
+        if isCancelledForGood(task, body: body) || parent?.isCancelled == true {
             return .finished(.failure(CancellableTaskError.taskWasCancelled))
         }
         let token: (any CancellationSource)? = sharesCancellation ? body : nil
-        let releasesEarly = mayGiveUp || deadline || (releasesOnTaskCancellation && token != nil)
+        let releasesEarly =
+            mayGiveUp || start == .waitedWithDeadline || (releasesOnTaskCancellation && token != nil)
         let isCancellable = releasesEarly || (parent?.isCancellable ?? false)
-        let release: RunPlacement.Release = deadline ? .atDeadline : isCancellable ? .onCancel : .never
-        let placement = Self.placement(of: task, body: body, release: release, start: start)
-        if placement == .inPlace, !releasesEarly, let body, body.isPlainCall {
-            // A plain call, whose run gets a `Run` object only if its work asks for one.
+        let placement = Self.placement(of: task, body: body, start: start)
+        if placement == .inPlace, let body, body.isPlainCall {
+            // A plain call, whose run gets a `Run` object only if its work asks for one. Its
+            // waiter runs it, so cancellation reaches that waiter through the work (rule 5).
             var frame = RunFrame(parent: parent, task: token)
             let outcome = CurrentRun.whileRunning(&frame) { _ in body.callInPlace() }
             return .finished(frame.finishInPlace(outcome))
@@ -96,16 +107,17 @@ enum RunLaunch {
                 return
             }
             CurrentRun.whileRunning(context) {
-                task.action { outcome in
-                    // Closed before the outcome is handed on, so that a cancellation that
-                    // comes once the waiter has it never reaches the work's handlers.
-                    let reported = run?.reporting(outcome) ?? outcome
-                    run?.close()
-                    cell.complete(with: reported)
-                }
+                task.action { outcome in Run.end(run, with: outcome) { cell.complete(with: $0) } }
             }
         }
         return .pending(cell, run)
+    }
+
+    /// Whether `task`, whose body is `body` when it is a ``ThrowableTask``, is cancelled for
+    /// good: then none of its runs starts.
+    @inlinable
+    static func isCancelledForGood<Work: ThrowableTaskType>(_ task: Work, body: TaskBody<Work.ResultType>?) -> Bool {
+        body?.isCancelled ?? (task as? CancellableTaskType)?.isCancelled ?? false
     }
 
     /// Where the work of a run of `task` starts.
@@ -113,30 +125,12 @@ enum RunLaunch {
     static func placement<Work: ThrowableTaskType>(
         of task: Work,
         body: TaskBody<Work.ResultType>?,
-        release: RunPlacement.Release,
         start: Start
     ) -> RunPlacement {
         // Listening to a future only registers a callback: it never blocks.
         if body?.startsByListening ?? (task is ListeningTask) { return .inPlace }
-        if let body {
-            // A chain with a step for the serial queue the waiter holds runs here, like a task
-            // for that queue: elsewhere, that step would wait for the queue, and the queue for
-            // the chain.
-            if start == .nearby, body.queueOfChainHeldByCaller != nil { return .inPlace }
-            return placement(of: body.queueKind, on: body.queue, release: release, start: start)
-        }
-        let queue = task.executionQueue
-        return placement(of: QueueAffinity.kind(of: queue), on: queue, release: release, start: start)
-    }
-
-    /// Where work on `queue`, of `kind`, starts: near a caller that waits for it (see
-    /// ``RunPlacement/forWork(of:on:release:)``), or away from one that does not.
-    @inlinable
-    static func placement(
-        of kind: QueueAffinity.Kind, on queue: DispatchQueue?, release: RunPlacement.Release, start: Start
-    ) -> RunPlacement {
-        guard case .nearby = start else { return RunPlacement.away(of: kind, on: queue) }
-        return RunPlacement.forWork(of: kind, on: queue, release: release)
+        let queue = body?.workQueue ?? WorkQueue(task.executionQueue)
+        return RunPlacement.of(queue, wait: start.wait)
     }
 
     /// How a run of a task that cannot fail stands once started.
@@ -152,16 +146,14 @@ enum RunLaunch {
     /// its run.
     @inlinable
     static func launch<Work: TaskType>(
-        _ task: Work, context: @autoclosure () -> Run?, start: Start = .nearby
+        _ task: Work, context: @autoclosure () -> Run?, start: Start = .waited
     ) -> PlainLaunched<Work.ResultType> {
         let placement: RunPlacement
         if let plain = task as? Task<Work.ResultType> {
-            placement = Self.placement(
-                of: plain.executionQueueKind, on: plain.chosenQueue, release: .never, start: start)
+            placement = RunPlacement.of(WorkQueue(plain.chosenQueue, kind: plain.executionQueueKind), wait: start.wait)
             if placement == .inPlace, case .returning(let produce) = plain.work { return .finished(produce()) }
         } else {
-            let queue = task.executionQueue
-            placement = Self.placement(of: QueueAffinity.kind(of: queue), on: queue, release: .never, start: start)
+            placement = RunPlacement.of(WorkQueue(task.executionQueue), wait: start.wait)
         }
         let cell = CompletionCell<Work.ResultType>()
         let context = context()

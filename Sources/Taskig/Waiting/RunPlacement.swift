@@ -1,82 +1,65 @@
 import Dispatch
 import Foundation
 
-/// Where a run's work starts.
+/// Where a run's work starts: the one rule of DESIGN §3, decided here for every wait, chain
+/// step, future, `async` and collection.
 ///
-/// | task's queue | waiter on that queue | waiter elsewhere |
-/// | --- | --- | --- |
-/// | global concurrent | in place, unless the waiter is the main thread or must be free to leave early (see below) | same |
-/// | main | in place | `DispatchQueue.main.async` |
-/// | any other queue | in place | `queue.async` |
+/// | work's queue | caller waits, no deadline | caller waits with a deadline | caller does not wait |
+/// | --- | --- | --- | --- |
+/// | global | in place; a worker on the main thread | a worker; in place on a worker when no other worker is free | a worker |
+/// | main or serial, held by the caller | in place | in place | the queue |
+/// | main or serial, not held | the queue | the queue | the queue |
 ///
-/// Running in place is what `DispatchQueue.sync` does for a concurrent queue: a global queue
-/// promises no particular thread, so the waiting thread may as well do the work instead of
-/// parking while another thread does it, and a blocked waiter then never needs a second
-/// thread, so nested waits cannot exhaust any pool. On a serial queue the waiter already holds
-/// the queue, so running in place is the only way that does not deadlock.
+/// - A waiter runs the work itself where the work may run (rule 1): a global queue promises no
+///   particular thread, as `DispatchQueue.sync` on a concurrent queue shows, so a blocked
+///   waiter never needs a second thread and nested waits cannot exhaust a pool; a serial queue
+///   the waiter holds can only run the work on the waiter. Whether other copies of the task
+///   exist does not matter: cancellation reaches such a waiter cooperatively.
+/// - Work sent to a serial or main queue goes through that queue's ``QueueHandOff``, so that a
+///   thread holding the queue and waiting runs it instead (rule 2).
+/// - A wait with a deadline, and any wait on the main thread, leaves global work to a worker
+///   (rule 3), so that it can return on time and so that the work never runs on the main
+///   thread. A waiter that is itself a worker runs the work when no other worker is free for
+///   it: every worker may be such a waiter (a `timeout` on each task of a wide collection),
+///   and work sent to the pool would then wait there past every deadline.
 ///
-/// Global-queue work goes to a Taskig worker instead in two cases. On the main thread the
-/// work could tell where it runs (`DispatchQueue.main.sync` would crash, a block sent to the
-/// main queue would wait for the waiter), so it runs elsewhere while the main queue stays
-/// serviced. And a run that something else can cancel (see ``Run/isCancellable``) must let its
-/// waiter go at once, which a waiter busy running the work cannot do; except on a worker, where
-/// the waiter is itself some run's work: there the work runs in place, so nesting never
-/// multiplies threads, and the outer waiter is released by its own run's cancellation.
-///
-/// A wait with a deadline never runs global-queue work in place, so that it can leave at the
-/// deadline; except, on a worker, when no worker is free for the work. Then every worker may
-/// be such a waiter (a `timeout` on each task of a wide collection), and work sent to the
-/// pool's queue would wait there past every deadline: the waiter runs it, and leaves when it
-/// ends.
+/// The main queue is held by the main thread, and under `dispatchMain()` by the thread that
+/// runs a main-queue block (see ``QueueAffinity/isCurrent(_:kind:)``).
 @usableFromInline
 enum RunPlacement: Sendable, Equatable {
     /// On the calling thread.
     case inPlace
-    /// Sent to the queue, which may be serial.
-    case onQueue(DispatchQueue)
+    /// Sent to the queue, which may be serial, through its hand-off.
+    case onQueue(DispatchQueue, QueueAffinity.Kind)
     /// Handed to a Taskig worker (see ``WorkerPool``).
     case onWorker
     /// Handed to a Taskig worker when one is free for it, otherwise run on the calling
     /// thread, itself a worker.
     case onFreeWorkerOrInPlace
 
-    /// When the waiter must be free to leave before the work ends.
+    /// How the caller waits for the work.
     @usableFromInline
-    enum Release: Sendable {
-        /// Never: nothing but the work's end ends the wait.
-        case never
-        /// When the run is cancelled (see ``Run/isCancellable``): honoured by running the
-        /// work elsewhere, except on a worker, where nesting runs it in place.
-        case onCancel
-        /// At a deadline: the work does not run on the waiter, unless the waiter is a worker
-        /// and no other worker is free for it (see above).
-        case atDeadline
+    enum Wait: Sendable, Equatable {
+        /// Until the work ends.
+        case untilDone
+        /// At most until a deadline.
+        case withDeadline
+        /// Not at all: `async`, `start()`, Swift's `value`.
+        case no
     }
 
-    /// Where work whose queue is `queue`, of kind `kind`, starts for a waiter on this thread.
+    /// Where work on `queue` starts for a caller on this thread that waits as `wait` says.
     @inlinable
-    static func forWork(of kind: QueueAffinity.Kind, on queue: DispatchQueue?, release: Release) -> RunPlacement {
-        switch kind {
+    static func of(_ queue: WorkQueue, wait: Wait) -> RunPlacement {
+        switch queue.kind {
         case .globalConcurrent:
-            if MainThread.isCurrent { return .onWorker }
-            switch release {
-            case .never: return .inPlace
-            case .onCancel: return WorkerThread.isCurrent ? .inPlace : .onWorker
-            case .atDeadline: return WorkerThread.isCurrent ? .onFreeWorkerOrInPlace : .onWorker
-            }
+            if wait == .no || MainThread.isCurrent { return .onWorker }
+            if wait == .withDeadline { return WorkerThread.isCurrent ? .onFreeWorkerOrInPlace : .onWorker }
+            return .inPlace
         case .main, .other:
-            let queue = queue ?? QueueAffinity.defaultGlobalQueue
-            return QueueAffinity.isCurrent(queue, kind: kind) ? .inPlace : .onQueue(queue)
-        }
-    }
-
-    /// Where work whose queue is `queue` starts for a caller that does not wait for it
-    /// (`async`, `start()`): never on this thread.
-    @inlinable
-    static func away(of kind: QueueAffinity.Kind, on queue: DispatchQueue?) -> RunPlacement {
-        switch kind {
-        case .globalConcurrent: return .onWorker
-        case .main, .other: return .onQueue(queue ?? QueueAffinity.defaultGlobalQueue)
+            let dispatchQueue = queue.dispatchQueue
+            if wait != .no, QueueAffinity.isCurrent(dispatchQueue, kind: queue.kind) { return .inPlace }
+            return .onQueue(dispatchQueue, queue.kind)
         }
     }
 
@@ -91,7 +74,7 @@ enum RunPlacement: Sendable, Equatable {
         }
         switch self {
         case .inPlace: job()
-        case .onQueue(let queue): queue.async(execute: job)
+        case .onQueue(let queue, let kind): QueueAffinity.handOff(of: queue, kind: kind).send(job, to: queue)
         case .onWorker: WorkerPool.shared.submit(job)
         case .onFreeWorkerOrInPlace: if !WorkerPool.shared.trySubmit(job) { job() }
         }
@@ -101,8 +84,37 @@ enum RunPlacement: Sendable, Equatable {
     static func == (lhs: RunPlacement, rhs: RunPlacement) -> Bool {
         switch (lhs, rhs) {
         case (.inPlace, .inPlace), (.onWorker, .onWorker), (.onFreeWorkerOrInPlace, .onFreeWorkerOrInPlace): return true
-        case (.onQueue(let left), .onQueue(let right)): return left === right
+        case (.onQueue(let left, _), .onQueue(let right, _)): return left === right
         default: return false
         }
     }
+}
+
+/// The queue a task's work runs on, with what Taskig knows of it.
+@usableFromInline
+struct WorkQueue: Sendable {
+    /// `nil` for the default global queue, which then needs no reference counted.
+    @usableFromInline
+    let queue: DispatchQueue?
+    @usableFromInline
+    let kind: QueueAffinity.Kind
+
+    @inlinable
+    init(_ queue: DispatchQueue?, kind: QueueAffinity.Kind) {
+        self.queue = queue
+        self.kind = kind
+    }
+
+    /// `queue`, whose kind is asked here.
+    @inlinable
+    init(_ queue: DispatchQueue) {
+        self.init(queue, kind: QueueAffinity.kind(of: queue))
+    }
+
+    @inlinable
+    var dispatchQueue: DispatchQueue { queue ?? QueueAffinity.defaultGlobalQueue }
+
+    /// Whether the queue is a global, concurrent one.
+    @inlinable
+    var isGlobal: Bool { kind == .globalConcurrent }
 }

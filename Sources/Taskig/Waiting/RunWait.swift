@@ -24,14 +24,15 @@ enum RunWait {
         }
         // A future that has its outcome needs no run to be waited for.
         if let future = task as? Future<Work.ResultType>, let outcome = future.result { return outcome }
+        let start: RunLaunch.Start = deadline == nil ? .waited : .waitedWithDeadline
         switch RunLaunch.launch(
-            task, parent: CurrentRun.run, sharesCancellation: sharesCancellation, deadline: deadline != nil,
-            releasesOnTaskCancellation: true)
+            task, parent: CurrentRun.run, sharesCancellation: sharesCancellation, releasesOnTaskCancellation: true,
+            start: start)
         {
         case .finished(let outcome):
             return outcome
         case .pending(let cell, let run):
-            helpStart(of: task, hasDeadline: deadline != nil)
+            claimWorkOfFuture(task, start: start)
             if let outcome = BlockingWait.value(of: cell, until: deadline) { return outcome }
             // The waiter sees the timeout before the run hears of the cancellation it causes.
             if cell.complete(with: .failure(TaskigError.timedOut)) { run?.cancel() }
@@ -39,20 +40,15 @@ enum RunWait {
         }
     }
 
-    /// Starts the work of a future that has not started yet on this thread, before waiting for
-    /// it, where the wait could otherwise keep it from ever starting: on the serial queue
-    /// the work was sent to, which the wait holds (a deadline cannot help there either); and,
-    /// for work on a global queue, on a worker thread without a deadline, since when every
-    /// worker waits the work could wait in the pool's queue for good. Work sent to a serial
-    /// queue never starts anywhere else, which would break that queue's one-at-a-time promise.
+    /// Runs the work of a future that has not started yet on this thread, when this waiter may
+    /// run it (see ``RunPlacement/of(_:wait:)``): a waiter that runs the work itself needs no
+    /// second thread, and the work sent elsewhere then finds it started. On a serial queue the
+    /// waiter holds, the work could not start anywhere else before the wait ends.
     @inlinable
-    static func helpStart<Work: ThrowableTaskType>(of task: Work, hasDeadline: Bool) {
-        guard let future = task as? Future<Work.ResultType> else { return }
-        if let (queue, kind) = future.state.workQueue {
-            if QueueAffinity.isCurrent(queue, kind: kind) { future.state.startIfNeeded() }
-            return
-        }
-        guard WorkerThread.isCurrent, !hasDeadline else { return }
+    static func claimWorkOfFuture<Work: ThrowableTaskType>(_ task: Work, start: RunLaunch.Start) {
+        guard let future = task as? Future<Work.ResultType>, let workQueue = future.state.workQueue,
+            RunPlacement.of(workQueue, wait: start.wait) == .inPlace
+        else { return }
         future.state.startIfNeeded()
     }
 }

@@ -53,7 +53,7 @@ extension TaskType {
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
         requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
-        switch RunLaunch.launch(self, context: nil, start: .away(after: delayBy)) {
+        switch RunLaunch.launch(self, context: nil, start: .unwaited(after: delayBy)) {
         case .finished(let value):
             completion(value)
         case .pending(let cell):

@@ -66,7 +66,7 @@ extension ThrowableTaskType {
             })
             return
         }
-        switch RunLaunch.launch(self, parent: nil, releasesOnTaskCancellation: true, start: .away(after: delayBy)) {
+        switch RunLaunch.launch(self, parent: nil, releasesOnTaskCancellation: true, start: .unwaited(after: delayBy)) {
         case .finished(let outcome):
             completion(outcome)
         case .pending(let cell, _):

@@ -129,7 +129,10 @@ final class WorkerPool: Sendable {
         if case .run(let job, let kind) = state.withLock({ $0.finished(kind, parkingOn: wakeUp) }) {
             return (job, kind)
         }
-        if wakeUp.wait(timeout: .now() + idleTimeout) == .success {
+        // A job often follows within a spin (see ``BriefSpin``): taken awake, it costs no wake-up.
+        if BriefSpin.until(nanoseconds: BriefSpin.workerNanoseconds, { wakeUp.wait(timeout: .now()) == .success })
+            || wakeUp.wait(timeout: .now() + idleTimeout) == .success
+        {
             return arrive(at: state.withLock { $0.takeHandedJob() })
         }
         // The hand-off this thread passes on goes out before it waits for its own signal, which

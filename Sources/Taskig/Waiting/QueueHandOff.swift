@@ -1,0 +1,73 @@
+import Dispatch
+
+/// Taskig work bound for one serial queue (or the main queue): sent to the queue, or handed to
+/// a thread that holds the queue and waits, which runs it (DESIGN §3, rule 2). Kept in the
+/// queue's ``QueueTag``; the logic is ``QueueHandOffState``'s.
+///
+/// Without it, work that a waiting thread's wait needs and that is bound for a queue the
+/// thread holds (a chain's step, a `flatMap`'s inner task made at run time on another thread,
+/// a future's start, a collection's task) would wait in the queue behind the waiting thread
+/// for good.
+@usableFromInline
+final class QueueHandOff: Sendable {
+    /// Wakes a waiting holder.
+    @usableFromInline
+    typealias Wake = @Sendable () -> Void
+
+    /// The queue; only read by a thread that runs one of its blocks, which keeps it alive,
+    /// and not retained, since the queue keeps its tag, and with it this, alive.
+    unowned(unsafe) let queue: DispatchQueue
+    private let state = LockedState(QueueHandOffState<Wake>())
+
+    init(queue: DispatchQueue) {
+        self.queue = queue
+    }
+
+    /// Runs `job` on the queue, or on the thread that holds it, if that thread waits.
+    @usableFromInline
+    func send(_ job: @escaping WorkerPool.Job, to queue: DispatchQueue) {
+        let claimable = ClaimableJob(job)
+        switch state.withLock({ $0.send(claimable) }) {
+        case .wake(let wake):
+            wake()
+        case .sendToQueue:
+            queue.async { self.runOnQueue(claimable) }
+        }
+    }
+
+    /// Whether jobs wait for a holder to run them.
+    @usableFromInline
+    var hasHandedJobs: Bool {
+        state.withLock { $0.keptCount > 0 }
+    }
+
+    /// The holding thread begins a wait, during which `wake` wakes it for a job handed over.
+    @usableFromInline
+    func beginWaiting(wake: @escaping Wake) {
+        state.withLock { $0.beginWaiting(wake) }
+    }
+
+    /// Runs, on the waiting holder, the jobs sent to the queue that nobody has run yet.
+    @usableFromInline
+    func runHandedJobs() {
+        for job in state.withLock({ $0.takeForWaiter() }) {
+            job.claim()?()
+        }
+    }
+
+    /// The holding thread's wait ends; once it has no wait left, the jobs handed to it and not
+    /// run go to the queue.
+    @usableFromInline
+    func endWaiting() {
+        let left = state.withLock { $0.endWaiting() }
+        for job in left {
+            queue.async { self.runOnQueue(job) }
+        }
+    }
+
+    private func runOnQueue(_ job: ClaimableJob) {
+        guard let work = job.claim() else { return }
+        state.withLock { $0.queueRanAJob() }
+        work()
+    }
+}
