@@ -166,8 +166,10 @@ func runWhereWaitsRunRow(into table: Table, repetitions: Int, processRepetitions
     }
     func gained(_ run: [String: Double]) -> Int { Int(max(run["peak"]!, run["after"]!) - run["before"]!) }
     func threads(_ runs: [[String: Double]]) -> String {
-        "+\(countRange(runs.map(gained))) threads (before: \(Int(runs[0]["before"]!)), "
-            + "peak \(Int(runs.map { $0["peak"]! }.max()!)))"
+        // Every process's gain: on the main thread they spread widely from one to the next.
+        let gains = runs.map(gained).sorted().map { "\($0)" }.joined(separator: ", ")
+        return "+\(countRange(runs.map(gained))) threads (\(runs.count) processes: \(gains); "
+            + "before: \(Int(runs[0]["before"]!)), peak \(Int(runs.map { $0["peak"]! }.max()!)))"
     }
     let taskigPerWait = median(taskigMain.map { $0["perWait"]! })
     let taskigGained = taskigMain.map(gained).max()!
