@@ -35,9 +35,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "taskig-bench",
-            // TaskigURL for row 9 (loopback GETs).
-            dependencies: [taskig, taskigURL, "HeapPeak", "BenchWorkloads", "ClientShapes"]
+            // TaskigURL for row 9 (loopback GETs); swift-await-script so that building
+            // taskig-bench builds row 13d's baseline too.
+            dependencies: [taskig, taskigURL, "HeapPeak", "BenchWorkloads", "ClientShapes", "swift-await-script"]
         ),
+        // Row 13d's baseline (issue 19): a command-line program whose top-level code awaits
+        // Swift tasks, as a script would; taskig-bench starts it as a child. No Taskig in it.
+        .executableTarget(name: "swift-await-script"),
         // The workloads and helpers both executables run, so that they measure the same code.
         .target(name: "BenchWorkloads", dependencies: [taskig]),
         // Issue 12's shapes as a client writes them, in Swift 5 language mode, with their

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Counts instructions (valgrind --tool=callgrind) and heap allocations (valgrind --tool=dhat)
 # per item for each of issue 12's client shapes and their baselines, for the shapes of rows
-# 1, 2 and 8, then for issue 13's (row 12) and their baseline (rows 3–6 and 9 spend their time sleeping, waiting for threads or on I/O,
-# which instruction counts do not see). Counts are the same on every run, whatever else the
-# machine is doing, so they show whether a change helped when the wall clock is too noisy to
-# tell.
+# 1, 2 and 8, then for issue 13's (row 12) and their baseline, and for issue 19's stored-task
+# wait (row 13a) and its fresh-task baseline (rows 3–6 and 9 spend their time sleeping,
+# waiting for threads or on I/O, which instruction counts do not see). Counts are the same on
+# every run, whatever else the machine is doing, so they show whether a change helped when
+# the wall clock is too noisy to tell.
 #
 #   ./count-instructions.sh              every shape
 #   ./count-instructions.sh map-chain    one shape (map-chain: at 10k, 100k and 1M links, and
 #                                        whether its count per link is flat, row 7c)
+#   ./count-instructions.sh stored-throwable-awaits fresh-throwable-awaits
+#                                        some shapes (row 13a: 10,000 stored tasks awaited in
+#                                        a loop, and a fresh task's wait), ~1 min
 #
 # Each shape runs in a process that measures it once, and in one that measures it twice (a
 # map chain: three times), N items each time; the difference, divided by the items the second
@@ -43,6 +47,8 @@ shapes=(
     "await-all-results 20000"
     "completions 20000"
     "await-all-progress 20000"
+    "stored-throwable-awaits 10000"
+    "fresh-throwable-awaits 10000"
 )
 
 instructions() { # shape count repetitions
@@ -59,7 +65,7 @@ chain_counts=()
 printf '| shape | items | instructions per item | allocations per item |\n| --- | --- | --- | --- |\n'
 for entry in "${shapes[@]}"; do
     read -r shape count <<<"$entry"
-    if [[ $# -gt 0 && "$1" != "$shape" ]]; then continue; fi
+    if [[ $# -gt 0 && " $* " != *" $shape "* ]]; then continue; fi
     # A chain's second build reuses the first one's freed bodies, and which of glibc's paths
     # that takes changes from one round to the next (at 100k links: 836, 648 and 817
     # instructions per link for rounds 2, 3 and 4), so chains count two rounds after the first.

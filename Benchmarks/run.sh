@@ -2,7 +2,7 @@
 # Runs Taskig's benchmarks: first the ordo-one harness (distributions per benchmark), then
 # taskig-bench (the goal table, printed as markdown on standard output).
 #
-#   ./run.sh            both, about 2 minutes on 2 cores once built (the first build
+#   ./run.sh            both, about 2.5 minutes on 2 cores once built (the first build
 #                       takes about 2 minutes more)
 #   ./run.sh --quick    fewer repetitions in taskig-bench
 #

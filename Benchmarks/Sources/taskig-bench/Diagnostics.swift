@@ -137,6 +137,9 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         case "await-all-prebuilt-tasks":
             let tasks = trivialClosures(count).map { Task(action: $0) }; shape = { awaitAllPerTask(tasks) }
         case "future-async-fan-out": shape = { taskigFutureAsyncFanOut(count: count) }
+        // Issue 19's shapes (row 13a), each on a plain thread made for the call, as in the row.
+        case "stored-throwable-awaits": shape = { onFreshThread { try! storedThrowableTaskAwaits(count) } }
+        case "fresh-throwable-awaits": shape = { onFreshThread { try! freshThrowableTaskAwaits(count) } }
         default: fatalError("unknown shape \(arguments[0])")
         }
         for _ in 0..<(arguments.count > 2 ? Int(arguments[2])! : 1) {

@@ -202,10 +202,15 @@ enum HeapCounter {
 /// run in a child: this same executable, started with `child NAME ARGS…`. The child prints one
 /// line `RESULT key=value …`, which the parent reads.
 enum Child {
-    static func run(_ arguments: [String], timeout: TimeInterval = 120) -> [String: Double] {
+    /// Runs a child and returns the values of its `RESULT` line; a child still running after
+    /// `timeout` seconds is terminated (and then printed none).
+    ///
+    /// - Parameter executable: another program that prints such a line (row 13d's Swift
+    ///   script), started with `arguments` alone; by default this executable as a child.
+    static func run(_ arguments: [String], timeout: TimeInterval = 120, executable: URL? = nil) -> [String: Double] {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments = ["child"] + arguments
+        process.executableURL = executable ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = executable == nil ? ["child"] + arguments : arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         do {

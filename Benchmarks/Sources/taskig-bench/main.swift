@@ -6,7 +6,7 @@ import Taskig
 // error). See ../../README.md.
 //
 //   swift run -c release taskig-bench               every row
-//   swift run -c release taskig-bench --rows 1,3    some rows (1–12)
+//   swift run -c release taskig-bench --rows 1,3    some rows (1–13)
 //   swift run -c release taskig-bench --quick       fewer repetitions
 //   swift run -c release taskig-bench --gcd-timeout 60   how long raw GCD may take in row 3
 //   .build/release/taskig-bench child NAME …        one workload alone (Diagnostics.swift)
@@ -30,13 +30,19 @@ if arguments.first == "child" {
     case "nested-callers-taskig": childNestedCallersTaskig()
     case "nested-callers-dispatch": childNestedCallersDispatch()
     case "heartbeat": childHeartbeat()
+    // Row 13 (issue 19). The first runs its loop on this main thread before anything else.
+    case "main-thread-task-awaits": childMainThreadTaskAwaits(count: Int(rest[0])!)
+    case "timer-callback-tasks": childTimerCallbackTasks(count: Int(rest[0])!)
+    case "timer-callbacks-dispatch": childTimerCallbacksDispatch(count: Int(rest[0])!)
+    case "task-callback-tasks":
+        childTaskCallbackTasks(count: Int(rest[0])!, giveUpAfter: rest.count > 1 ? Double(rest[1])! : 10)
     default:
         guard runDiagnostic(name, rest) else { fatalError("unknown child \(name)") }
     }
     exit(0)
 }
 
-var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
 var quick = false
 var gcdTimeout = 15.0
 while let argument = arguments.first {
@@ -86,6 +92,9 @@ if rows.contains(9) { runLoopbackHTTPRow(into: table, repetitions: quick ? 3 : 5
 if rows.contains(10) { runWhatUsersPayRow(into: table, repetitions: repetitions) }
 if rows.contains(11) { runThreadBoundRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) }
+if rows.contains(13) {
+    runWhereWaitsRunRow(into: table, repetitions: repetitions, processRepetitions: processRepetitions)
+}
 
 print(
     "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure; run took \(Int(Date().timeIntervalSince(started))) s.\n"
