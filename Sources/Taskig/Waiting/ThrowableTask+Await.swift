@@ -10,20 +10,22 @@ extension ThrowableTask {
     /// let outcome = ThrowableTask { try parse(text) }.awaitResult()
     /// ```
     ///
-    /// With no other copy left, nobody can cancel the task while it runs, so its waiter never
-    /// has to leave before the work ends; a task on a global queue then runs on the waiting
-    /// thread, as a ``Task`` does. Outside any other run's work, that run is a plain call of
-    /// the task's closure. While another copy exists (whose `cancel()` must release this
-    /// waiter at once), or on the main thread (where the work could tell where it runs), it
-    /// waits as ``ThrowableTaskType/awaitResult()`` does.
+    /// Outside any other run's work and off the main thread, a task on a global queue runs on
+    /// the waiting thread with no run object unless its work asks for one, and from its last
+    /// copy, which nobody else can cancel, as a plain call of its closure. Otherwise it waits
+    /// as ``ThrowableTaskType/awaitResult()`` does.
     @inlinable
     public consuming func awaitResult() -> Result<T, Error> {
         let isLastCopy = isKnownUniquelyReferenced(&body)
-        if isLastCopy, CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
+        if CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
             body.isPlainCall
         {
             guard !body.isCancelled else { return .failure(CancellableTaskError.taskWasCancelled) }
-            return body.callInPlace()
+            if isLastCopy { return body.callInPlace() }
+            // Other copies may cancel the run: its work sees the task's cancellation in its frame.
+            var frame = RunFrame(parent: nil, task: body)
+            let outcome = CurrentRun.whileRunning(&frame) { _ in body.callInPlace() }
+            return frame.finishInPlace(outcome, isTaskCancelled: body.isCancelled)
         }
         return RunWait.outcome(of: self, sharesCancellation: !isLastCopy)
     }
@@ -31,8 +33,8 @@ extension ThrowableTask {
     /// Runs the task and blocks the calling thread until it finishes, returning its value or
     /// throwing its error.
     ///
-    /// The same as ``ThrowableTaskType/await()``; like ``awaitResult()``, it runs the work on
-    /// the waiting thread when no other copy of the task exists.
+    /// The same as ``ThrowableTaskType/await()``, quicker when no other copy of the task
+    /// exists (see ``awaitResult()``).
     ///
     /// ```swift
     /// let text = try ThrowableTask { try String(contentsOfFile: path, encoding: .utf8) }.await()

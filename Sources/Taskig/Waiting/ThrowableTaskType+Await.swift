@@ -17,10 +17,12 @@ extension ThrowableTaskType {
     /// Runs the task and blocks the calling thread until it finishes, returning its value or
     /// throwing its error.
     ///
-    /// Safe on every thread (see ``TaskType/await()``). When the run is cancelled while this
-    /// waits (the task is cancelled for good, or the run this wait is nested in is
-    /// cancelled), it throws ``CancellableTaskError/taskWasCancelled`` at once, without
-    /// waiting for the work to notice.
+    /// Safe on every thread (see ``TaskType/await()``). Off the main thread, work on a global
+    /// queue runs on the waiting thread; when its run is cancelled meanwhile (the task is
+    /// cancelled for good, or the run this wait is nested in is), the work sees it
+    /// (``ThrowableTask/isCurrentTaskCancelled``), and the wait throws
+    /// ``CancellableTaskError/taskWasCancelled`` once the work returns. A wait that does not run
+    /// the work (on the main thread, or on another queue) throws it at once.
     ///
     /// ```swift
     /// let text = try ThrowableTask { try String(contentsOfFile: path, encoding: .utf8) }.await()
