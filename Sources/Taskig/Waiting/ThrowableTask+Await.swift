@@ -17,6 +17,7 @@ extension ThrowableTask {
     /// waiter at once), or on the main thread (where the work could tell where it runs), it
     /// waits as ``ThrowableTaskType/awaitResult()`` does.
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public consuming func awaitResult() -> Result<T, Error> {
         let isLastCopy = isKnownUniquelyReferenced(&body)
         if isLastCopy, CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
@@ -39,6 +40,7 @@ extension ThrowableTask {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public consuming func await() throws -> T {
         try awaitResult().get()
     }
