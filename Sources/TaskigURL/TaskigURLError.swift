@@ -14,7 +14,7 @@ import Foundation
 ///     print("server said \(code):", String(decoding: body, as: UTF8.self))
 /// }
 /// ```
-public enum TaskigURLError: Error, CustomStringConvertible {
+public enum TaskigURLError: Error, CustomStringConvertible, LocalizedError {
     /// The URL is not an `http` or `https` URL (`ftp:`, `file:`, `data:`, a relative URL…),
     /// or the request has no URL (`nil`). Nothing was sent.
     ///
@@ -30,19 +30,29 @@ public enum TaskigURLError: Error, CustomStringConvertible {
     /// the body (for a download, the body of the file that was not moved into place).
     case badStatus(code: Int, headers: [String: String], body: Data)
 
-    /// A readable explanation of the failure.
+    /// What happened, and what to do about it.
     public var description: String {
         switch self {
         case .unsupportedURL(let url):
-            guard let url else { return "TaskigURLError.unsupportedURL: the request has no URL" }
-            return "TaskigURLError.unsupportedURL: \(url.absoluteString) is not an http or https URL"
+            guard let url else {
+                return "TaskigURLError.unsupportedURL: the request has no URL, so nothing was sent; "
+                    + "give it an http or https URL"
+            }
+            return "TaskigURLError.unsupportedURL: \(url.absoluteString) is not an http or https URL, "
+                + "so nothing was sent; use an absolute http or https URL"
         case .notHTTPResponse(let url):
             let subject = url?.absoluteString ?? "the request"
-            return "TaskigURLError.notHTTPResponse: the response for \(subject) is not an HTTP response"
+            return "TaskigURLError.notHTTPResponse: the response for \(subject) is not an HTTP response; "
+                + "check the URLProtocol classes the session uses"
         case .badStatus(let code, _, let body):
             let preview = String(decoding: body.prefix(200), as: UTF8.self)
-            return "TaskigURLError.badStatus: the server answered \(code)"
+            return "TaskigURLError.badStatus: the server answered \(code), a status the task does not accept "
+                + "(the error carries the headers and the whole body)"
                 + (preview.isEmpty ? "" : "; body begins: \(preview)")
         }
     }
+
+    /// The same text as ``description``, so that `error.localizedDescription`, which most
+    /// programs print, explains the failure on every platform.
+    public var errorDescription: String? { description }
 }

@@ -20,7 +20,7 @@ import Testing
         let values = try await withWatchdog { try tasks.awaitAll() }
         #expect(values == ["a", nil, "c"])
         let plain: [Task<Int?>] = [Task { nil }, Task { 2 }]
-        #expect(plain.awaitAll() == [nil, 2])
+        #expect(try await withWatchdog { plain.awaitAll() } == [nil, 2])
     }
 
     /// Nothing of Taskig's (a lane's thread, the timer that watches the lanes) keeps the tasks

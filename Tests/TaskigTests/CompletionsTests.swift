@@ -185,7 +185,7 @@ import Testing
                 return i
             }
         }
-        let completions = tasks.completions()
+        let completions = synchronously { tasks.completions() }
         let first = try await withWatchdog { completions.map(\.offset).sorted() }
         let second = try await withWatchdog { completions.map(\.offset).sorted() }
         #expect(first == Array(0..<5) && second == Array(0..<5))

@@ -7,7 +7,7 @@ import Testing
 @Suite struct ProgrammerErrorTests {
     @Test func concurrencyBelowOneIsReported() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = [Task { 1 }].awaitAll(concurrency: 0)
+            _ = synchronously { [Task { 1 }].awaitAll(concurrency: 0) }
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("concurrency is how many tasks may run at once and must be at least 1"))
@@ -15,7 +15,7 @@ import Testing
 
     @Test func throwingCollectionsReportConcurrencyBelowOneToo() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = try? [ThrowableTask { 1 }].awaitFirst(concurrency: -3)
+            _ = synchronously { try? [ThrowableTask { 1 }].awaitFirst(concurrency: -3) }
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("awaitFirst(concurrency: -3)"))
@@ -23,7 +23,7 @@ import Testing
 
     @Test func completionsReportConcurrencyBelowOneLikeTheOtherWaits() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = [ThrowableTask { 1 }].completions(concurrency: 0)
+            _ = synchronously { [ThrowableTask { 1 }].completions(concurrency: 0) }
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("completions(concurrency: 0): concurrency is how many tasks may run at once"))
@@ -31,7 +31,7 @@ import Testing
 
     @Test func awaitFirstOnNoPlainTasksIsReported() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = [Task<Int>]().awaitFirst()
+            _ = synchronously { [Task<Int>]().awaitFirst() }
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("empty collection of tasks"))
@@ -39,7 +39,7 @@ import Testing
 
     @Test func aNaNTimeoutIsReported() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = try? ThrowableTask { 1 }.await(timeout: .nan)
+            _ = synchronously { try? ThrowableTask { 1 }.await(timeout: .nan) }
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("await(timeout:) was given NaN"))

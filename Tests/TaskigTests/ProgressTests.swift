@@ -177,7 +177,7 @@ import Testing
         #expect(observer.runs == 1, "no step after the cancelled one")
     }
 
-    @Test func aProgressCancelledAlreadyFailsAtOnceAndStartsNothing() async throws {
+    @Test func aProgressCancelledAlreadyFailsAtOnceAndStartsNothing() throws {
         let progress = Progress(totalUnitCount: 0)
         progress.cancel()
         let runs = LockedValue(0)

@@ -38,8 +38,8 @@ import Testing
             try await withWatchdog { observer.waitUntilCancellationSeen() || observer.runs == 0 } == true,
             "a run that started is cancelled")
         #expect(!slow.isCancelled, "the task itself is not")
-        #expect(try ThrowableTask { 3 }.timeout(2 * timingSlack).await() == 3)
-        #expect(isTimedOut(ThrowableTask { 3 }.timeout(-1).awaitResult().failure))
+        #expect(try await withWatchdog { try ThrowableTask { 3 }.timeout(2 * timingSlack).await() } == 3)
+        #expect(isTimedOut(synchronously { ThrowableTask { 3 }.timeout(-1).awaitResult() }.failure))
     }
 
     @Test func timeoutsOnEveryTaskOfAWideCollectionDoNotStarveThePool() async throws {

@@ -12,6 +12,7 @@ import Dispatch
 /// ```swift
 /// let (user, avatar, settings) = try awaitAll(fetchUser(id), fetchAvatar(id), loadSettings())
 /// ```
+@available(*, noasync, message: "it blocks the thread; use 'try await ThrowableTask { try awaitAll(t1, t2) }.value'")
 public func awaitAll<each Work: ThrowableTaskType>(
     _ tasks: repeat each Work
 ) throws -> (repeat (each Work).ResultType) {

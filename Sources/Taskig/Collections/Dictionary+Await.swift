@@ -10,6 +10,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// let sizes = try ["a": sizeOf(a), "b": sizeOf(b)].awaitAll()   // ["a": 10, "b": 20]
     /// ```
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitAll() }.value'"
+    )
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
@@ -23,6 +27,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// outcomes under the same keys; counts the tasks in `progress` like the sequence's
     /// `awaitAllResults`.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { tasks.awaitAllResults() }.value'"
+    )
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
@@ -35,6 +43,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// The value of the first task to finish, or its error (a race); cancels the others' runs.
     /// No tasks throw ``TaskigError/emptySequence``.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitFirst() }.value'"
+    )
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -45,6 +57,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// The outcome of the first task to finish; cancels the others' runs. No tasks give
     /// `.failure(TaskigError.emptySequence)`.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { tasks.awaitFirstResult() }.value'"
+    )
     public func awaitFirstResult(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -55,6 +71,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// The value of the first task to succeed; fails only when all fail
     /// (``TaskigError/allFailed(_:)``, errors in the dictionary's iteration order).
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitAny() }.value'"
+    )
     public func awaitAny(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -67,6 +87,7 @@ extension Dictionary where Value: TaskType {
     /// Runs every task, at most `concurrency` at once, and returns their values under the
     /// same keys.
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitAll() }.value'")
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -77,6 +98,7 @@ extension Dictionary where Value: TaskType {
 
     /// The value of the first task to finish. There must be at least one task.
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitFirst() }.value'")
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency

@@ -25,6 +25,10 @@ extension Sequence where Element: ThrowableTaskType {
     ///     ``CancellableTaskError/taskWasCancelled``; a progress cancelled already starts
     ///     nothing.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitAll() }.value'"
+    )
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
@@ -57,6 +61,10 @@ extension Sequence where Element: ThrowableTaskType {
     ///   - progress: counts the tasks as ``awaitAll(_:concurrency:progress:)`` does.
     ///     `progress.cancel()` ends the wait; a progress cancelled already starts nothing.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { tasks.awaitAllResults() }.value'"
+    )
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
@@ -94,6 +102,7 @@ extension Sequence where Element: TaskType {
     /// let squares = (1...10).map { n in Task { n * n } }.awaitAll()
     /// ```
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitAll() }.value'")
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency

@@ -12,6 +12,10 @@ extension Sequence where Element: ThrowableTaskType {
     /// let config = try [remoteConfig, cachedConfig, bundledConfig].awaitAny()
     /// ```
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitAny() }.value'"
+    )
     public func awaitAny(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency

@@ -11,6 +11,10 @@ extension Sequence where Element: ThrowableTaskType {
     /// let fastest = mirrors.map(fetch).awaitFirstResult()
     /// ```
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { tasks.awaitFirstResult() }.value'"
+    )
     public func awaitFirstResult(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -36,6 +40,10 @@ extension Sequence where Element: ThrowableTaskType {
     /// let page = try mirrors.map(fetch).awaitFirst()
     /// ```
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitFirst() }.value'"
+    )
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -56,6 +64,7 @@ extension Sequence where Element: TaskType {
     /// let first = [slowTask, fastTask].awaitFirst()
     /// ```
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitFirst() }.value'")
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency

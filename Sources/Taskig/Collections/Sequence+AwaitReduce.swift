@@ -20,6 +20,10 @@ extension Sequence {
     ///     nothing.
     ///   - next: makes the task of one step.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'try await ThrowableTask { try tasks.awaitReduce(...) }.value'"
+    )
     public func awaitReduce<State, Step: ThrowableTaskType>(
         _ initial: State,
         progress: Progress? = nil,

@@ -21,6 +21,10 @@ extension Sequence where Element: ThrowableTaskType {
     ///   - queue: where the lanes that run the tasks run; see ``awaitAll(_:concurrency:progress:)``.
     ///   - concurrency: the most tasks running at once; at least 1.
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread at each step; run the loop in 'try await ThrowableTask { ... }.value'"
+    )
     public func completions(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency
@@ -40,6 +44,10 @@ extension Dictionary where Value: ThrowableTaskType {
     /// }
     /// ```
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread at each step; run the loop in 'try await ThrowableTask { ... }.value'"
+    )
     public func completions(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency

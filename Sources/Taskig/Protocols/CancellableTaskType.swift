@@ -25,12 +25,17 @@ extension CancellableTaskType {
 }
 
 /// The error a waiter of a cancelled run receives.
-public enum CancellableTaskError: Error, CustomStringConvertible {
+public enum CancellableTaskError: Error, CustomStringConvertible, LocalizedError {
     /// The run was cancelled (or its task cancelled for good) before it produced a result.
     case taskWasCancelled
 
-    /// A readable explanation of the failure.
+    /// What happened, and what to do about it.
     public var description: String {
-        "CancellableTaskError.taskWasCancelled: the run was cancelled before it produced a result"
+        "CancellableTaskError.taskWasCancelled: the run was cancelled before it produced a result; "
+            + "awaiting the task again makes a new run, unless the task was cancelled for good (isCancelled)"
     }
+
+    /// The same text as ``description``, so that `error.localizedDescription`, which most
+    /// programs print, explains the failure on every platform.
+    public var errorDescription: String? { description }
 }

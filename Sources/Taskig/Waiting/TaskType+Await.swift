@@ -14,6 +14,10 @@ extension TaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(
+        *, noasync,
+        message: "it blocks the thread; use 'await task.value' ('try await task.value' for a ThrowableTask)"
+    )
     public func await() -> ResultType {
         // The common case, a value-returning `Task` on a global queue awaited off the main
         // thread, is a plain call; matched here so that the task is not copied on the way.
@@ -42,6 +46,7 @@ extension TaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.throwableTask.timeout(seconds).value'")
     public func await(timeout: TimeInterval) throws -> ResultType {
         try throwableTask.await(timeout: timeout)
     }
@@ -76,6 +81,7 @@ extension TaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'await Task(executionQueue:action:).value'")
     public static func await(
         executionQueue: DispatchQueue = .global(),
         action: @escaping @Sendable () -> ResultType

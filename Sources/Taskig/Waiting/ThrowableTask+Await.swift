@@ -15,6 +15,7 @@ extension ThrowableTask {
     /// copy, which nobody else can cancel, as a plain call of its closure. Otherwise it waits
     /// as ``ThrowableTaskType/awaitResult()`` does.
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public consuming func awaitResult() -> Result<T, Error> {
         let isLastCopy = isKnownUniquelyReferenced(&body)
         if CurrentRun.slot.pointer == nil, body.queueKind == .globalConcurrent, !MainThread.isCurrent,
@@ -41,6 +42,7 @@ extension ThrowableTask {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public consuming func await() throws -> T {
         try awaitResult().get()
     }

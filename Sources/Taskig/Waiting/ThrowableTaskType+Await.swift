@@ -10,6 +10,7 @@ extension ThrowableTaskType {
     /// }
     /// ```
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public func awaitResult() -> Result<ResultType, Error> {
         RunWait.outcome(of: self)
     }
@@ -29,6 +30,7 @@ extension ThrowableTaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
     public func await() throws -> ResultType {
         try awaitResult().get()
     }
@@ -47,6 +49,7 @@ extension ThrowableTaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.timeout(seconds).value'")
     public func await(timeout: TimeInterval) throws -> ResultType {
         try RunWait.outcome(of: self, timeout: timeout).get()
     }
@@ -95,6 +98,7 @@ extension ThrowableTaskType {
     /// ```
     @discardableResult
     @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await ThrowableTask(executionQueue:action:).value'")
     public static func await(
         executionQueue: DispatchQueue = .global(),
         action: @escaping @Sendable () throws -> ResultType
