@@ -60,7 +60,6 @@ enum Tour {
     static func tasks() {
         let ciphertext = encrypt(message: "hello").await()  // blocks, returns "olleh"
         encrypt(message: "hello").async { print($0) }  // does not block
-
         let onMain = Task<Void>(executionQueue: .main) { print("on the main queue") }
         // .userInteractive, .userInitiated, .utility, .background
         let answer = Task<Int>(executionQueue: .background) { 42 }
@@ -131,7 +130,6 @@ enum Tour {
     static func futuresAndPromises() throws {
         let report = buildReport.start()  // hot: starts now, memoized
         let text = try report.await()  // every waiter, early or late, sees the same result
-
         let promise = Promise<Data>()  // the write side: resolve, reject or cancel; the first wins
         legacyDownload { data, error in
             if let data { promise.resolve(data) } else { promise.reject(error!) }

@@ -112,6 +112,34 @@ import Testing
         #expect(runs.value == 3)
     }
 
+    @Test func retryWithAPredicateStopsAtTheFirstErrorItTurnsDown() async throws {
+        let runs = LockedValue(0)
+        let failing = ThrowableTask<Int> {
+            throw TestError(
+                runs.update {
+                    $0 += 1; return $0
+                })
+        }
+        let onlyFirstTwo = failing.retry(5, if: { ($0 as? TestError)?.id ?? 0 < 2 })
+        let result = try #require(await withWatchdog { onlyFirstTwo.awaitResult() })
+        #expect(throws: TestError(2)) { try result.get() }
+        #expect(runs.value == 2, "the second error is turned down, so there is no third run")
+    }
+
+    @Test func retryWithAPredicateRetriesWhatItAccepts() async throws {
+        let runs = LockedValue(0)
+        let flaky = ThrowableTask { () -> String in
+            let run = runs.update {
+                $0 += 1; return $0
+            }
+            if run < 3 { throw TaskigError.timedOut }
+            return "ok on \(run)"
+        }
+        let retried = flaky.retry(5, delay: 0.01, if: { if case TaskigError.timedOut = $0 { true } else { false } })
+        #expect(try await withWatchdog { try retried.await() } == "ok on 3")
+        #expect(runs.value == 3)
+    }
+
     @Test func retryFailsWithTheLastErrorAfterAllAttemptsWithBackoff() async throws {
         let runs = LockedValue(0)
         let failing = ThrowableTask<Int> {
