@@ -12,6 +12,9 @@ enum LoadShapes {
         "nested-callers": nestedCallers,
         "blocking-fifty": blockingFifty,
         "concurrency-five": concurrencyFive,
+        "callback-wave": callbackWave,
+        "callbacks-from-tasks": callbacksFromTasks,
+        "callbacks-bounded": callbacksBounded,
         "blocking-late": blockingLate,
         "stuck-then-quick": stuckThenQuick,
         "short-blocking": shortBlocking,
@@ -114,6 +117,42 @@ enum LoadShapes {
         }.awaitAll(concurrency: 5)
         print("peak-running \(probe.peak)")
         return values == Array(0..<20)
+    }
+
+    /// 200 tasks that complete through a timer's callback 50 ms later, 200 at a time: a task
+    /// whose callback is pending holds no thread (DESIGN §3, rule 4), so they all wait at once.
+    static func callbackWave() -> Bool {
+        let values = (0..<200).map { i in
+            Task<Int> { done in DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done(i) } }
+        }.awaitAll(concurrency: 200)
+        return values == Array(0..<200)
+    }
+
+    /// 200 tasks whose callbacks come from other Taskig tasks run with `async`, 200 at a time:
+    /// the lanes must not hold the threads those tasks need.
+    static func callbacksFromTasks() -> Bool {
+        let values = (0..<200).map { i in
+            Task<Int> { done in Task { i * 2 }.async { done($0) } }
+        }.awaitAll(concurrency: 200)
+        return values == (0..<200).map { $0 * 2 }
+    }
+
+    /// 60 throwing tasks that complete through a 20 ms timer, 5 at a time: pending ones count
+    /// toward the bound, so 5 are pending at once, in 12 waves.
+    static func callbacksBounded() -> Bool {
+        let pending = Atomic(0)
+        let highest = Atomic(0)
+        let values = try? (0..<60).map { i in
+            ThrowableTask<Int> { done in
+                highest.max(pending.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
+                    pending.subtract(1, ordering: .relaxed)
+                    done(.success(i))
+                }
+            }
+        }.awaitAll(concurrency: 5)
+        print("peak-running \(highest.load(ordering: .relaxed))")
+        return values == Array(0..<60)
     }
 
     /// 5,000 quick tasks, then 40 that block for 100 ms, 20 at a time.

@@ -49,6 +49,27 @@ import Testing
         #expect(seconds >= 0.19 && seconds < 1 * timingSlack, "4 waves of 50 ms: \(output)")
     }
 
+    @Test func callbackTasksWaitAllAtOnceOnAFewThreads() async throws {
+        let output = try await run("callback-wave")
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds < 0.15 * timingSlack, "one wave of 50 ms: \(output)")
+        let taskigThreads = try #require(measurement("peak-taskig-threads", in: output))
+        #expect(taskigThreads <= 8, "\(output)")
+    }
+
+    @Test func callbacksThatComeFromOtherTasksArriveWhileTheLanesMoveOn() async throws {
+        let output = try await run("callbacks-from-tasks", timeout: 20)
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds < 1 * timingSlack, "\(output)")
+    }
+
+    @Test func pendingCallbacksCountTowardConcurrency() async throws {
+        let output = try await run("callbacks-bounded")
+        #expect(measurement("peak-running", in: output) == 5, "\(output)")
+        let seconds = try #require(measurement("seconds", in: output))
+        #expect(seconds >= 0.2 && seconds < 1.5 * timingSlack, "12 waves of 20 ms: \(output)")
+    }
+
     @Test func tasksThatStartBlockingLateStillReachFullConcurrency() async throws {
         let output = try await run("blocking-late")
         #expect(measurement("peak-running", in: output) == 20, "\(output)")

@@ -43,30 +43,30 @@ import Testing
     @Test func jobsPastTheLimitWaitUntilThreadsComeFree() async throws {
         let pool = WorkerPool(maximumThreads: 3, reservedForSwiftJobs: 1, maximumPendingWakes: 1, idleTimeout: 0.5)
         let order = try await withWatchdog(seconds: 10) {
-            let ran = Mutex([Int]())
+            let ran = LockedValue([Int]())
             let gate = DispatchSemaphore(value: 0)
             let finished = DispatchGroup()
             for blocker in 0..<2 {
                 finished.enter()
                 pool.submit {
                     gate.wait()
-                    ran.withLock { $0.append(blocker) }
+                    ran.update { $0.append(blocker) }
                     finished.leave()
                 }
             }
             for number in 2..<12 {
                 finished.enter()
                 pool.submit {
-                    ran.withLock { $0.append(number) }
+                    ran.update { $0.append(number) }
                     finished.leave()
                 }
             }
             Thread.sleep(forTimeInterval: 0.05)
-            let ranWhileBlocked = ran.withLock { $0 }
+            let ranWhileBlocked = ran.value
             gate.signal()
             gate.signal()
             finished.wait()
-            return (ranWhileBlocked, ran.withLock { $0 })
+            return (ranWhileBlocked, ran.value)
         }
         guard let (ranWhileBlocked, ran) = order else { return }
         #expect(ranWhileBlocked.isEmpty)

@@ -95,6 +95,11 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     struct Roster {
         @usableFromInline
         var lanes: [BatchLane] = []
+        /// How many threads run lanes now. A task left pending that settles frees a slot, for
+        /// which it starts a lane only when no thread runs one: a running lane takes the slot
+        /// itself, and more lanes would only take more of the pool's threads.
+        @usableFromInline
+        var threads = 0
 
         @inlinable
         init() {}
@@ -276,28 +281,66 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         }
     }
 
+    /// Whether a lane the batch starts is sure to run: on workers that may queue it, or on a
+    /// queue; not when the caller runs every task, nor when the pool may turn a lane down.
+    @inlinable
+    var lanesAlwaysStart: Bool {
+        switch placement.withLock({ $0 }) {
+        case .workers(mayQueue: true), .queue: return true
+        case .workers(mayQueue: false), .callerOnly: return false
+        }
+    }
+
     @inlinable
     func removeLane(_ lane: BatchLane) {
         roster.withLock { roster in roster.lanes.removeAll { $0 === lane } }
     }
 
     /// Runs `lane` until no task is left for it or the batch is over; a lane let go before its
-    /// thread took it up (see ``endLane(_:)``) does nothing.
+    /// thread took it up (see ``endLane(_:)``) does nothing. A task left pending on a lane
+    /// (see ``leavePending(_:at:on:)``) moves the thread on to the lane after it.
     @inlinable
     func runLane(_ lane: BatchLane) {
         let isOnRoster = roster.withLock { roster in
             lane.hasStarted = true
-            return roster.lanes.contains { $0 === lane }
+            guard roster.lanes.contains(where: { $0 === lane }) else { return false }
+            roster.threads += 1
+            return true
         }
         guard isOnRoster else { return }
-        // One frame for the lane's whole life; between tasks only its task changes.
+        // One frame for the lanes' whole life; between tasks only its task changes.
         var frame = RunFrame(parent: run, task: nil)
-        CurrentRun.whileRunning(&frame) { frame in
-            tasks.withUnsafeBufferPointer { tasks in
-                while runNextTask(of: tasks, on: lane, frame: frame) {}
+        // Ended only once the tasks' buffer is let go of: ending the last lane releases the
+        // caller, which then frees the tasks.
+        let last = CurrentRun.whileRunning(&frame) { frame in
+            tasks.withUnsafeBufferPointer { tasks -> TaskStep in
+                var lane = lane
+                while true {
+                    switch runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: true) {
+                    case .settled: continue
+                    case .movedOn(let successor): lane = successor
+                    case let last: return last
+                    }
+                }
             }
         }
-        endLane(lane)
+        switch last {
+        case .noneLeft(let lane):
+            roster.withLock { $0.threads -= 1 }
+            endLane(lane)
+        case .leftLast(let pending):
+            // A slot that came free meanwhile found this thread still running: it starts the
+            // lane for it now.
+            if roster.withLock({ roster in
+                roster.threads -= 1
+                return roster.threads == 0 && roster.lanes.count < concurrency
+            }) {
+                startLanes(1)
+            }
+            settleWhenComplete(pending)
+        case .settled, .movedOn:
+            preconditionFailure("BUG IN TASKIG: a lane stopped with tasks left")
+        }
     }
 
     /// Runs the next task on `lane`, the caller's, in place (the caller runs the tasks of a
@@ -306,34 +349,137 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func runNextTaskInPlace(on lane: BatchLane) -> Bool {
         var frame = RunFrame(parent: run, task: nil)
-        let ran = CurrentRun.whileRunning(&frame) { frame in
-            tasks.withUnsafeBufferPointer { tasks in runNextTask(of: tasks, on: lane, frame: frame) }
+        let step = CurrentRun.whileRunning(&frame) { frame in
+            tasks.withUnsafeBufferPointer { tasks in
+                runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: false)
+            }
         }
-        if !ran { endLane(lane) }
-        return ran
+        switch step {
+        case .noneLeft:
+            endLane(lane)
+            return false
+        case .settled, .movedOn, .leftLast:
+            return true
+        }
     }
 
-    /// Claims the next task, runs it on `lane` and records its outcome; returns whether the
-    /// lane may go on.
+    /// What running one task on a lane came to.
+    @usableFromInline
+    enum TaskStep {
+        /// The task settled; the lane goes on.
+        case settled
+        /// The task's outcome is still to come, and its lane waits for it without a thread,
+        /// while the thread goes on with this lane.
+        case movedOn(BatchLane)
+        /// The same with no task left to start: the thread is free once it has let go of the
+        /// tasks, and then hears of the outcome (see ``settleWhenComplete(_:)``).
+        case leftLast(PendingTask)
+        /// No task was left to start, or the batch is over: this lane ends.
+        case noneLeft(BatchLane)
+    }
+
+    /// A task whose outcome is still to come, on the lane it keeps.
+    @usableFromInline
+    struct PendingTask {
+        @usableFromInline
+        let cell: CompletionCell<Work.Outcome>
+        @usableFromInline
+        let index: Int
+        @usableFromInline
+        let lane: BatchLane
+
+        @inlinable
+        init(cell: CompletionCell<Work.Outcome>, index: Int, lane: BatchLane) {
+            self.cell = cell
+            self.index = index
+            self.lane = lane
+        }
+    }
+
+    /// Claims the next task, runs it on `lane` and records its outcome; or leaves it pending,
+    /// when `mayLeavePending`, as ``leavePending(on:)`` allows.
     @inlinable
     @inline(__always)
     func runNextTask(
-        of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>
-    ) -> Bool {
-        guard !isOver.load(ordering: .relaxed), let index = nextTask(for: lane) else { return false }
+        of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>,
+        mayLeavePending: Bool
+    ) -> TaskStep {
+        guard !isOver.load(ordering: .relaxed), let index = nextTask(for: lane) else { return .noneLeft(lane) }
         lane.enterTask()
+        var step = TaskStep.settled
         // The lane's caller holds the batch: capturing it strongly would make both lanes write
         // its reference count for every task.
-        let outcome = Work.perform(tasks.baseAddress! + index, parent: run, frame: frame) {
-            [unowned(unsafe) self] in self.startLanes(1)
-        }
+        let outcome = Work.perform(
+            tasks.baseAddress! + index, parent: run, frame: frame,
+            leavePending: { [unowned(unsafe) self] cell in
+                guard mayLeavePending, let successor = self.leavePending(on: lane) else { return false }
+                lane.isPending.store(true, ordering: .relaxed)
+                let pending = PendingTask(cell: cell, index: index, lane: lane)
+                if let successor {
+                    self.settleWhenComplete(pending)
+                    step = .movedOn(successor)
+                } else {
+                    step = .leftLast(pending)
+                }
+                return true
+            },
+            beforeBlocking: { [unowned(unsafe) self] in self.startLanes(1) })
+        guard let outcome else { return step }
         lane.leaveTask()
         if sink.record(outcome, at: index) {
             end(cancelled: false)
-            return false
+            return .noneLeft(lane)
         }
         progress?.taskSettled()
-        return true
+        return .settled
+    }
+
+    /// Whether the thread of `lane`, whose task's outcome is still to come, may leave it
+    /// pending (DESIGN §3, rule 4): the lane keeps counting toward `concurrency` without a
+    /// thread until the outcome comes. Returns the lane the thread goes on with; `.some(nil)`
+    /// when it has none (no task is left to start, or `concurrency` lanes are in use) and
+    /// goes: a slot that comes free later starts a lane of its own. Only where the lanes a
+    /// batch starts are sure to run is the thread free to go with tasks left; otherwise
+    /// (`nil`) it waits for this outcome.
+    @inlinable
+    func leavePending(on lane: BatchLane) -> BatchLane?? {
+        let successor = admitLane(runByCaller: true)
+        if successor == nil && hasTasksToStart && !lanesAlwaysStart { return nil }
+        if let successor { takeOver(claimedBy: lane, for: successor) }
+        return .some(successor)
+    }
+
+    /// Records the pending task's outcome once it comes.
+    @inlinable
+    func settleWhenComplete(_ pending: PendingTask) {
+        pending.cell.whenComplete { outcome in self.settlePending(outcome, at: pending.index, on: pending.lane) }
+    }
+
+    /// Gives `successor`, a lane just admitted, the tasks `lane` claimed and has not started,
+    /// so that none is lost when `lane` ends with its pending task.
+    @inlinable
+    func takeOver(claimedBy lane: BatchLane, for successor: BatchLane) {
+        // Counted first, so that the count of lanes holding tasks never dips to zero meanwhile.
+        lanesHoldingTasks.add(1, ordering: .relaxed)
+        if let claimed = lane.takeAllClaimed() {
+            successor.hold(claimed)
+        }
+        // Either `lane` no longer holds its range, or `successor` holds nothing.
+        lanesHoldingTasks.subtract(1, ordering: .relaxed)
+    }
+
+    /// Records the outcome of a task left pending on `lane`, which then ends; the lane it
+    /// freed may start again where tasks are left.
+    @inlinable
+    func settlePending(_ outcome: Work.Outcome, at index: Int, on lane: BatchLane) {
+        lane.leaveTask()
+        if sink.record(outcome, at: index) {
+            end(cancelled: false)
+        } else {
+            progress?.taskSettled()
+        }
+        endLane(lane)
+        if roster.withLock({ $0.threads == 0 }) { startLanes(1) }
     }
 
     /// The index of the task `lane` runs next: one it claimed, one another lane claimed and
@@ -491,16 +637,20 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     func look(after last: Double) {
         let claimed = min(nextIndex.load(ordering: .relaxed), taskCount)
         guard !isOver.load(ordering: .relaxed), finished.completedValue == nil, hasTasksToStart else { return }
-        let (lanes, stuck) = roster.withLock { roster in
-            (roster.lanes.count, roster.lanes.filter { $0.isStuckSinceLastLook() }.count)
+        // Lanes left pending hold no thread and take no time: only the others are looked at.
+        let (lanes, onThreads, stuck) = roster.withLock { roster in
+            (
+                roster.lanes.count, roster.lanes.filter { !$0.isPending.load(ordering: .relaxed) }.count,
+                roster.lanes.filter { $0.isStuckSinceLastLook() }.count
+            )
         }
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
-        let tasksAreLong = claimedSince > 0 && elapsed * Double(lanes) / Double(claimedSince) >= Self.longTask
+        let tasksAreLong = claimedSince > 0 && elapsed * Double(onThreads) / Double(claimedSince) >= Self.longTask
         // A lane can also look stuck because another thread had its core; lanes are only
         // added for stuck ones while fewer lanes than cores move.
-        let moving = lanes - stuck
+        let moving = onThreads - stuck
         let wanted = tasksAreLong ? concurrency - lanes : max(0, min(stuck, ActiveProcessors.count - moving))
         startLanes(wanted)
         lookAgain(after: wanted > 0 ? Self.firstLook : min(2 * last, Self.longestTimeBetweenLooks))

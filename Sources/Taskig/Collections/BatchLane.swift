@@ -17,6 +17,10 @@ final class BatchLane: Sendable {
     /// the lane is inside a task. Only the lane writes it, so plain stores do.
     @usableFromInline
     let progress = Atomic<UInt>(0)
+    /// Whether the lane's task was left pending: its outcome is still to come, and its thread
+    /// went on without it (see ``Batch``). Such a lane is waiting, not stuck, and has no thread.
+    @usableFromInline
+    let isPending = Atomic(false)
     /// ``progress`` at the batch's last look.
     @usableFromInline
     let progressAtLastLook = Atomic<UInt>(0)
@@ -85,6 +89,20 @@ final class BatchLane: Sendable {
         }
     }
 
+    /// Takes every one of this lane's claimed tasks that nobody has started, for a lane that
+    /// takes over from this one; `nil` when there is none.
+    @inlinable
+    func takeAllClaimed() -> Range<Int>? {
+        var index = next.load(ordering: .relaxed)
+        while true {
+            let end = end.load(ordering: .acquiring)
+            guard index < end else { return nil }
+            let (exchanged, original) = next.compareExchange(expected: index, desired: end, ordering: .relaxed)
+            if exchanged { return index..<end }
+            index = original
+        }
+    }
+
     /// The first of this lane's claimed tasks that nobody has started, if any.
     @inlinable
     var firstClaimedTask: Int? {
@@ -122,6 +140,6 @@ final class BatchLane: Sendable {
     func isStuckSinceLastLook() -> Bool {
         let now = progress.load(ordering: .relaxed)
         let before = progressAtLastLook.exchange(now, ordering: .relaxed)
-        return now & 1 == 1 && now == before
+        return now & 1 == 1 && now == before && !isPending.load(ordering: .relaxed)
     }
 }

@@ -7,9 +7,11 @@ protocol LaneWork: SendableMetatype {
     associatedtype Element
     associatedtype Outcome
 
-    /// Runs the task at `task` as a child of `parent`; calls `beforeBlocking` when the lane is
-    /// about to wait for the task's outcome instead of computing it (the collection may start
-    /// another lane meanwhile). The task is passed by address, so that a task whose work is a
+    /// Runs the task at `task` as a child of `parent` and returns its outcome; or, when the
+    /// task's outcome is still to come once its code has returned (a callback, work on another
+    /// queue), offers its cell to `leavePending`, and returns `nil` when the lane took it (the
+    /// lane then goes on without waiting, DESIGN §3 rule 4). Otherwise it waits, and calls
+    /// `beforeBlocking` first (the collection may start another lane meanwhile). The task is passed by address, so that a task whose work is a
     /// plain call is read where it is, without a copy.
     ///
     /// `frame` is the lane's current run frame (see ``CurrentRun``), whose parent is `parent`:
@@ -17,8 +19,8 @@ protocol LaneWork: SendableMetatype {
     /// it allocates nothing and sets no thread-local state.
     static func perform(
         _ task: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
-        beforeBlocking: () -> Void
-    ) -> Outcome
+        leavePending: (CompletionCell<Outcome>) -> Bool, beforeBlocking: () -> Void
+    ) -> Outcome?
 
     /// The queue `task`'s work runs on; for a future, the queue its work was sent to, if any.
     static func workQueue(of task: Element) -> WorkQueue?
@@ -31,8 +33,8 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
     @inline(__always)
     static func perform(
         _ address: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
-        beforeBlocking: () -> Void
-    ) -> Result<Element.ResultType, Error> {
+        leavePending: (CompletionCell<Result<Element.ResultType, Error>>) -> Bool, beforeBlocking: () -> Void
+    ) -> Result<Element.ResultType, Error>? {
         // Lanes never run on the main thread, and a global queue has no thread affinity: the
         // lane runs a value-returning closure itself. The body is read in place: the tasks
         // array holds it for as long as the lane runs.
@@ -53,24 +55,26 @@ enum ThrowingLaneWork<Element: ThrowableTaskType>: LaneWork {
             }
             if let outcome { return outcome }
         }
-        return launch(address.pointee, parent: parent, beforeBlocking: beforeBlocking)
+        return launch(address.pointee, parent: parent, leavePending: leavePending, beforeBlocking: beforeBlocking)
     }
 
     /// Runs a task that is not a plain call on the lane's thread: a launch, and a wait
-    /// for its outcome. Kept out of ``perform(_:parent:frame:beforeBlocking:)``, which every
+    /// for its outcome. Kept out of ``perform(_:parent:frame:leavePending:beforeBlocking:)``, which every
     /// task of a lane inlines.
     @inlinable
     @inline(never)
     static func launch(
-        _ task: Element, parent: Run?, beforeBlocking: () -> Void
-    ) -> Result<Element.ResultType, Error> {
+        _ task: Element, parent: Run?, leavePending: (CompletionCell<Result<Element.ResultType, Error>>) -> Bool,
+        beforeBlocking: () -> Void
+    ) -> Result<Element.ResultType, Error>? {
         switch RunLaunch.launch(task, parent: parent) {
         case .finished(let outcome):
             return outcome
         case .pending(let cell, _):
-            if cell.completedValue == nil {
+            RunWait.claimWorkOfFuture(task, start: .waited)
+            if !cell.isCompleted {
+                if leavePending(cell) { return nil }
                 beforeBlocking()
-                RunWait.claimWorkOfFuture(task, start: .waited)
             }
             return BlockingWait.value(of: cell)!
         }
@@ -90,8 +94,8 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
     @inlinable
     static func perform(
         _ address: UnsafePointer<Element>, parent: Run?, frame: UnsafeMutablePointer<RunFrame>,
-        beforeBlocking: () -> Void
-    ) -> Element.ResultType {
+        leavePending: (CompletionCell<Element.ResultType>) -> Bool, beforeBlocking: () -> Void
+    ) -> Element.ResultType? {
         if Element.self == Task<Element.ResultType>.self {
             // Read in place: a copy of the task would count references to its queue and its
             // closure on every task of the lane.
@@ -107,7 +111,10 @@ enum PlainLaneWork<Element: TaskType>: LaneWork {
         case .finished(let value):
             return value
         case .pending(let cell):
-            if cell.completedValue == nil { beforeBlocking() }
+            if !cell.isCompleted {
+                if leavePending(cell) { return nil }
+                beforeBlocking()
+            }
             return BlockingWait.value(of: cell)!
         }
     }
