@@ -2,14 +2,14 @@
 /// to, or a waiting thread that holds that queue (see ``QueueHandOffState``). Claiming lets go
 /// of the closure, so a job run by one side holds nothing for the other.
 struct ClaimableJob: Sendable {
-    private let slot: LockedState<WorkerPool.Job?>
+    private let slot: LockedState<(@Sendable () -> Void)?>
 
-    init(_ job: @escaping WorkerPool.Job) {
+    init(_ job: @escaping @Sendable () -> Void) {
         slot = LockedState(job)
     }
 
     /// The job, for the caller to run, unless it was claimed already.
-    func claim() -> WorkerPool.Job? {
+    func claim() -> (@Sendable () -> Void)? {
         slot.withLock { $0.take() }
     }
 
