@@ -46,4 +46,20 @@ extension ThrowableTask {
     public consuming func await() throws -> T {
         try awaitResult().get()
     }
+
+    /// Runs the task and blocks at most `timeout` seconds for it.
+    ///
+    /// The same as ``ThrowableTaskType/await(timeout:)``, quicker from the task's last copy:
+    /// with no other copy left to cancel the task for good, its run need not listen for that.
+    ///
+    /// ```swift
+    /// let page = try ThrowableTask { try fetchPage() }.await(timeout: 5)
+    /// ```
+    @discardableResult
+    @inlinable
+    @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
+    public consuming func await(timeout: TimeInterval) throws -> T {
+        let isLastCopy = isKnownUniquelyReferenced(&body)
+        return try RunWait.outcome(of: self, sharesCancellation: !isLastCopy, timeout: timeout).get()
+    }
 }
