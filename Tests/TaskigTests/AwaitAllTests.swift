@@ -180,4 +180,39 @@ import Testing
         let tasks = (0..<10).map { i in Task { i } }
         #expect(try await withWatchdog { tasks.awaitAll(queue, concurrency: 3) } == Array(0..<10))
     }
+
+    /// A failed wait frees its result array at once: the values written so far are destroyed,
+    /// once each, and values that settle later (callbacks still pending) are dropped, not
+    /// written into the freed array.
+    @Test func aFailedWaitDestroysTheValuesItHadAndDropsTheLateOnes() async throws {
+        final class Counted: Sendable {
+            let alive: LockedValue<Int>
+            init(_ alive: LockedValue<Int>) {
+                self.alive = alive
+                alive.update { $0 += 1 }
+            }
+            deinit { alive.update { $0 -= 1 } }
+        }
+        struct Failed: Error {}
+        let alive = LockedValue(0)
+        let early = (0..<50).map { _ in ThrowableTask { Counted(alive) } }
+        let late = (0..<50).map { _ in
+            ThrowableTask<Counted> { done in
+                DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done(.success(Counted(alive))) }
+            }
+        }
+        let failing = ThrowableTask<Counted> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) { done(.failure(Failed())) }
+        }
+        let outcome = try await withWatchdog { Result { try (early + late + [failing]).awaitAll(concurrency: 200) } }
+        #expect(throws: Failed.self) { try outcome?.get() }
+        // The late callbacks come 50 ms in; give them time to arrive and be dropped.
+        let settled = try await withWatchdog { () -> Int in
+            let giveUp = DispatchTime.now() + 5 * timingSlack
+            while alive.value != 0 && DispatchTime.now() < giveUp { usleep(5_000) }
+            usleep(100_000)
+            return alive.value
+        }
+        #expect(settled == 0)
+    }
 }

@@ -1,31 +1,55 @@
-/// The values of a fail-fast `awaitAll`: each in its slot, or the first failure, which ends
-/// the batch.
+import Synchronization
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The values of a fail-fast `awaitAll`, written straight into the caller's result array, or
+/// the first failure, which ends the batch.
 ///
-/// The slots belong to this sink, not to the caller, because a fail-fast batch releases its
-/// caller while lanes may still be finishing tasks: their late values go into slots nobody
-/// reads, and are freed with the sink once the last lane lets go of the batch. When every
-/// task succeeded, ``values()`` moves them into the caller's array.
+/// A fail-fast batch releases its caller while lanes, or callbacks of tasks left pending, may
+/// still be settling tasks, and a failed wait frees the array at once. So a value is only
+/// written while the slots are open: a writer counts itself before it looks, and the caller
+/// that closes the slots after a failure waits for the writers it counted (a store each), then
+/// destroys the values written so far, which a bit per slot records. Late values are dropped.
+/// When every task succeeded, the array is the only copy of the values: no slot holds an
+/// optional, and nothing is copied at the end.
 @usableFromInline
 final class FailFastSlots<Value>: BatchSink {
-    /// Each slot is written once, by the lane that ran its task; read only after every task
-    /// settled, which the batch's completion orders after the writes.
+    /// The caller's result array: each slot written once, by whoever settled its task, while
+    /// the slots are open.
     @usableFromInline
-    nonisolated(unsafe) let slots: UnsafeMutablePointer<Value?>
+    nonisolated(unsafe) let base: UnsafeMutablePointer<Value>
     @usableFromInline
     let count: Int
+    /// A bit per slot, set once its value is written.
+    @usableFromInline
+    nonisolated(unsafe) let written: UnsafeMutablePointer<Atomic<UInt>>
+    @usableFromInline
+    let wordCount: Int
+    @usableFromInline
+    let writers = Atomic(0)
+    @usableFromInline
+    let isClosed = Atomic(false)
     @usableFromInline
     let failure = LockedState<Error?>(nil)
 
     @inlinable
-    init(count: Int) {
+    init(base: UnsafeMutablePointer<Value>, count: Int) {
+        self.base = base
         self.count = count
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: nil, count: count)
+        wordCount = (count + UInt.bitWidth - 1) / UInt.bitWidth
+        written = .allocate(capacity: wordCount)
+        for word in 0..<wordCount { (written + word).initialize(to: Atomic(0)) }
     }
 
     deinit {
-        slots.deinitialize(count: count)
-        slots.deallocate()
+        written.deinitialize(count: wordCount)
+        written.deallocate()
     }
 
     @inlinable
@@ -38,7 +62,12 @@ final class FailFastSlots<Value>: BatchSink {
     func record(_ outcome: Result<Value, Error>, at index: Int) -> Bool {
         switch outcome {
         case .success(let value):
-            slots[index] = value
+            writers.add(1, ordering: .sequentiallyConsistent)
+            if !isClosed.load(ordering: .sequentiallyConsistent) {
+                (base + index).initialize(to: value)
+                written[index / UInt.bitWidth].bitwiseOr(1 << UInt(index % UInt.bitWidth), ordering: .relaxed)
+            }
+            writers.subtract(1, ordering: .sequentiallyConsistent)
             return false
         case .failure(let error):
             failure.withLock { first in
@@ -55,15 +84,17 @@ final class FailFastSlots<Value>: BatchSink {
         }
     }
 
-    /// Every value, in input order, or the first failure; once the batch is over.
+    /// Once the batch is over: how many values the array holds (all of them), or the first
+    /// failure, thrown once the slots are closed and the values written so far destroyed.
     @inlinable
-    func values() throws -> [Value] {
-        if let error = failure.withLock({ $0 }) { throw error }
-        return [Value](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for index in 0..<count {
-                (buffer.baseAddress! + index).initialize(to: slots[index].take()!)
-            }
-            initialized = count
+    func finish() throws -> Int {
+        guard let error = failure.withLock({ $0 }) else { return count }
+        isClosed.store(true, ordering: .sequentiallyConsistent)
+        while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
+        for index in 0..<count
+        where written[index / UInt.bitWidth].load(ordering: .acquiring) & (1 << UInt(index % UInt.bitWidth)) != 0 {
+            (base + index).deinitialize(count: 1)
         }
+        throw error
     }
 }

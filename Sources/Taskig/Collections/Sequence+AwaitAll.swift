@@ -37,10 +37,15 @@ extension Sequence where Element: ThrowableTaskType {
         checkConcurrency(concurrency, of: "awaitAll")
         if let progress, progress.isCancelled { throw CancellableTaskError.taskWasCancelled }
         let tasks = Array(self)
-        let slots = FailFastSlots<Element.ResultType>(count: tasks.count)
-        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress)
+        return try [Element.ResultType](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            let slots = FailFastSlots(base: base, count: tasks.count)
+            Batch(
+                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress
+            )
             .runAndWait(lanesOn: queue)
-        return try slots.values()
+            initialized = try slots.finish()
+        }
     }
 
     /// Runs every task, at most `concurrency` at once, lets every one of them settle, and
