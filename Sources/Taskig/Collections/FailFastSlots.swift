@@ -12,12 +12,13 @@ import Synchronization
 /// the first failure, which ends the batch.
 ///
 /// A fail-fast batch releases its caller while lanes, or callbacks of tasks left pending, may
-/// still be settling tasks, and a failed wait frees the array at once. So a value is only
-/// written while the slots are open: a writer counts itself before it looks, and the caller
-/// that closes the slots after a failure waits for the writers it counted (a store each), then
-/// destroys the values written so far, which a bit per slot records. Late values are dropped.
-/// When every task succeeded, the array is the only copy of the values: no slot holds an
-/// optional, and nothing is copied at the end.
+/// still be settling tasks, and a failed wait frees the array at once. So each slot has a
+/// state of its own: a writer marks its slot as being written before it looks whether the
+/// slots were closed, and the caller that closes them after a failure looks at every slot,
+/// waits for the ones being written, and destroys the values written; a writer that finds the
+/// slots closed drops its value. The states are a byte per slot, so that lanes writing their
+/// own slots share no counter. When every task succeeded, the array is the only copy of the
+/// values: no slot holds an optional, and nothing is copied at the end.
 @usableFromInline
 final class FailFastSlots<Value>: BatchSink {
     /// The caller's result array: each slot written once, by whoever settled its task, while
@@ -26,30 +27,33 @@ final class FailFastSlots<Value>: BatchSink {
     nonisolated(unsafe) let base: UnsafeMutablePointer<Value>
     @usableFromInline
     let count: Int
-    /// A bit per slot, set once its value is written.
+    /// Each slot's ``SlotState``.
     @usableFromInline
-    nonisolated(unsafe) let written: UnsafeMutablePointer<Atomic<UInt>>
-    @usableFromInline
-    let wordCount: Int
-    @usableFromInline
-    let writers = Atomic(0)
+    nonisolated(unsafe) let states: UnsafeMutablePointer<Atomic<UInt8>>
     @usableFromInline
     let isClosed = Atomic(false)
     @usableFromInline
     let failure = LockedState<Error?>(nil)
 
+    /// What a slot holds.
+    @usableFromInline
+    enum SlotState {
+        @usableFromInline static var empty: UInt8 { 0 }
+        @usableFromInline static var beingWritten: UInt8 { 1 }
+        @usableFromInline static var written: UInt8 { 2 }
+    }
+
     @inlinable
     init(base: UnsafeMutablePointer<Value>, count: Int) {
         self.base = base
         self.count = count
-        wordCount = (count + UInt.bitWidth - 1) / UInt.bitWidth
-        written = .allocate(capacity: wordCount)
-        for word in 0..<wordCount { (written + word).initialize(to: Atomic(0)) }
+        states = .allocate(capacity: count)
+        for index in 0..<count { (states + index).initialize(to: Atomic(SlotState.empty)) }
     }
 
     deinit {
-        written.deinitialize(count: wordCount)
-        written.deallocate()
+        states.deinitialize(count: count)
+        states.deallocate()
     }
 
     @inlinable
@@ -62,12 +66,15 @@ final class FailFastSlots<Value>: BatchSink {
     func record(_ outcome: Result<Value, Error>, at index: Int) -> Bool {
         switch outcome {
         case .success(let value):
-            writers.add(1, ordering: .sequentiallyConsistent)
-            if !isClosed.load(ordering: .sequentiallyConsistent) {
+            // Sequentially consistent, as the closing below: either this writer sees the slots
+            // closed, or the closer sees this slot being written and waits for it.
+            states[index].store(SlotState.beingWritten, ordering: .sequentiallyConsistent)
+            if isClosed.load(ordering: .sequentiallyConsistent) {
+                states[index].store(SlotState.empty, ordering: .releasing)
+            } else {
                 (base + index).initialize(to: value)
-                written[index / UInt.bitWidth].bitwiseOr(1 << UInt(index % UInt.bitWidth), ordering: .relaxed)
+                states[index].store(SlotState.written, ordering: .releasing)
             }
-            writers.subtract(1, ordering: .sequentiallyConsistent)
             return false
         case .failure(let error):
             failure.withLock { first in
@@ -90,10 +97,13 @@ final class FailFastSlots<Value>: BatchSink {
     func finish() throws -> Int {
         guard let error = failure.withLock({ $0 }) else { return count }
         isClosed.store(true, ordering: .sequentiallyConsistent)
-        while writers.load(ordering: .sequentiallyConsistent) != 0 { sched_yield() }
-        for index in 0..<count
-        where written[index / UInt.bitWidth].load(ordering: .acquiring) & (1 << UInt(index % UInt.bitWidth)) != 0 {
-            (base + index).deinitialize(count: 1)
+        for index in 0..<count {
+            var state = states[index].load(ordering: .sequentiallyConsistent)
+            while state == SlotState.beingWritten {
+                sched_yield()
+                state = states[index].load(ordering: .acquiring)
+            }
+            if state == SlotState.written { (base + index).deinitialize(count: 1) }
         }
         throw error
     }
