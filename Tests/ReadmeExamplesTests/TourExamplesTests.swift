@@ -121,7 +121,7 @@ enum Tour {
             .flatMap { url in fetch(url) }  // continue with another task
             .mapError { AppError.network($0) }  // replace the error
             .recover { _ in placeholderImageData }  // or ThrowableTask { … } to recover with a task
-            .map(on: .main) { imageView.show($0) }
+            .map(on: MainActor.self) { imageView.show($0) }  // a @MainActor step, on the main queue
             .finally { spinner.stop() }  // runs on both outcomes, before the result passes on
         let status = upload(path).continueWith { result in "\(result)" }  // always runs, sees the Result
         _ = (avatar, status)

@@ -19,6 +19,14 @@ final class MainThreadTests: XCTestCase {
         watchdog?.cancel()
     }
 
+    /// A step on the main actor may use main-actor-isolated types, in Swift 6 mode.
+    func testAMainActorStepUsesMainActorIsolatedTypes() throws {
+        let status = MainActor.assumeIsolated { StatusLine() }
+        let shown = try ThrowableTask { "ready" }.map(on: MainActor.self) { status.show($0) }.await()
+        XCTAssertEqual(shown, 1)
+        XCTAssertEqual(MainActor.assumeIsolated { status.lines }, ["ready"])
+    }
+
     func testTheseRunOnTheMainThread() {
         XCTAssertTrue(Thread.isMainThread)
     }
@@ -59,5 +67,16 @@ final class MainThreadTests: XCTestCase {
             XCTAssertTrue(isTimedOut(error))
         }
         XCTAssertLessThan(secondsSince(start), 1)
+    }
+}
+
+/// A main-actor-isolated type, as a view or a view model is.
+@MainActor
+private final class StatusLine {
+    private(set) var lines: [String] = []
+
+    func show(_ line: String) -> Int {
+        lines.append(line)
+        return lines.count
     }
 }
