@@ -49,6 +49,9 @@ shapes=(
     "await-all-progress 20000"
     "stored-throwable-awaits 10000"
     "fresh-throwable-awaits 10000"
+    "recursive-countdown 10000"
+    "recursive-countdown 100000"
+    "reassigned-countdown 10000"
 )
 
 instructions() { # shape count repetitions

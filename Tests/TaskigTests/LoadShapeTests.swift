@@ -6,9 +6,9 @@ import Testing
 @Suite(.serialized) struct LoadShapeTests {
     /// Runs `shape`, checks that its results were right and that Taskig never had more
     /// threads than its documented limit, and returns what it printed.
-    private func run(_ shape: String, timeout: Double = 60) async throws -> String {
+    private func run(_ shape: String, _ arguments: [String] = [], timeout: Double = 60) async throws -> String {
         let (output, exitedCleanly) = try await runPackageExecutable(
-            "taskig-load-shapes", arguments: [shape], timeout: timeout * timingSlack)
+            "taskig-load-shapes", arguments: [shape] + arguments, timeout: timeout * timingSlack)
         #expect(exitedCleanly, "\(shape) crashed or hung\n\(output)")
         #expect(output.hasSuffix("ok\n"), "\(shape) got a wrong result\n\(output)")
         let limit = try #require(measurement("thread-limit", in: output))
@@ -105,6 +105,36 @@ import Testing
         // A debug build spends 13 s here, mostly looking up generic metadata; CI's machine,
         // beside the other suites, once took 70 s. The watchdog only has to tell a hang.
         _ = try await run("future-chain", timeout: 300)
+    }
+
+    @Test func boltsRecursiveCountdownRunsAMillionLevelsOnASmallStack() async throws {
+        // A debug build spends about 36 µs a level here, 36 s in all (a release build 6 µs).
+        // Nesting a call per level would overflow the 512 KiB stack within a few thousand.
+        _ = try await run("recursive-countdown", ["1000000"], timeout: 300)
+    }
+
+    // The other recursive loops run 50,000 levels in the suite, where a debug build spends
+    // 40–150 µs a level; that is ten times what a 512 KiB stack could hold, had each level
+    // nested its calls. Benchmarks/RESULTS.md has them at a million levels in a release build.
+
+    @Test func retryByRecursiveRecoverRunsOnASmallStack() async throws {
+        _ = try await run("recursive-recover", ["50000"], timeout: 120)
+    }
+
+    @Test func aRecursiveLoopOfContinueWithRunsOnASmallStack() async throws {
+        _ = try await run("recursive-continue-with", ["50000"], timeout: 120)
+    }
+
+    @Test func aRecursiveLoopOverFuturesRunsOnASmallStack() async throws {
+        _ = try await run("recursive-future-poll", ["50000"], timeout: 120)
+    }
+
+    @Test func awaitReduceOverAMillionTasksRunsOnASmallStack() async throws {
+        _ = try await run("reduce-of-tasks", ["1000000"], timeout: 120)
+    }
+
+    @Test func cancellingTheRootOfADeepRunTreeReachesTheInnermostBody() async throws {
+        _ = try await run("cancel-deep-run-tree", ["50000"], timeout: 120)
     }
 
     @Test func waitingForTaskigFromSwiftConcurrencyDoesNotStallItsThreads() async throws {

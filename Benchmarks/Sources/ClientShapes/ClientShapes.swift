@@ -155,3 +155,64 @@ final class SharedValue {
 func secondsPerItem(since start: DispatchTime, _ count: Int) -> Double {
     Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9 / Double(count)
 }
+
+/// Bolts' recursive countdown (issue 20): each level a `flatMap` that makes the next level,
+/// then a `map` that counts it.
+public func countdown(_ i: Int) -> ThrowableTask<Int> {
+    i == 0 ? ThrowableTask { 0 } : ThrowableTask { i }.flatMap { _ in countdown(i - 1) }.map { $0 + 1 }
+}
+
+/// The tail form of ``countdown(_:)``: nothing after the recursive `flatMap`.
+public func tailCountdown(_ i: Int) -> ThrowableTask<Int> {
+    i == 0 ? ThrowableTask { 0 } : ThrowableTask { i }.flatMap { _ in tailCountdown(i - 1) }
+}
+
+/// Seconds per level: ``countdown(_:)`` of `levels`, awaited on a thread with a 512 KiB stack.
+public func recursiveCountdownAwaited(levels: Int) -> Double {
+    onSmallStack {
+        let start = DispatchTime.now()
+        let value = try! countdown(levels).await()
+        precondition(value == levels)
+        return secondsPerItem(since: start, levels)
+    }
+}
+
+/// Seconds per level: the chain ``countdown(_:)`` makes (a `flatMap` to a task, then a `map`,
+/// per level), built by reassignment, awaited on a thread with a 512 KiB stack.
+public func reassignedCountdownAwaited(levels: Int) -> Double {
+    onSmallStack {
+        let start = DispatchTime.now()
+        var t = ThrowableTask<Int> { 0 }
+        for i in 0..<levels { t = t.flatMap { value in ThrowableTask { value + i - i } }.map { $0 + 1 } }
+        let value = try! t.await()
+        precondition(value == levels)
+        return secondsPerItem(since: start, levels)
+    }
+}
+
+/// Seconds per level: ``tailCountdown(_:)`` of `levels`, awaited on a 512 KiB stack.
+public func tailCountdownAwaited(levels: Int) -> Double {
+    onSmallStack {
+        let start = DispatchTime.now()
+        _ = try! tailCountdown(levels).await()
+        return secondsPerItem(since: start, levels)
+    }
+}
+
+/// Runs `body` on a thread of its own with a 512 KiB stack and returns what it returned.
+func onSmallStack(_ body: @escaping () -> Double) -> Double {
+    /// The thread's result, read once the thread has signalled.
+    final class Outcome {
+        var seconds = 0.0
+    }
+    let outcome = Outcome()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        outcome.seconds = body()
+        done.signal()
+    }
+    thread.stackSize = 512 << 10
+    thread.start()
+    done.wait()
+    return outcome.seconds
+}

@@ -118,6 +118,10 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         case "concurrent-perform":
             let closures = capturingClosures(count); shape = { concurrentPerformIntoBuffer(closures) }
         case "map-chain": shape = { mapChainBuiltAwaitedAndFreed(links: count) }
+        // Issue 20's recursive loop and its baseline, the same chain built by reassignment.
+        case "recursive-countdown": shape = { recursiveCountdownAwaited(levels: count) }
+        case "reassigned-countdown": shape = { reassignedCountdownAwaited(levels: count) }
+        case "tail-countdown": shape = { tailCountdownAwaited(levels: count) }
         case "global-hops": shape = { globalQueueHops(count) }
         // Issue 13's shapes (row 12).
         case "await-all-results":

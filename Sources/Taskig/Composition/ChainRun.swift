@@ -169,10 +169,26 @@ final class ChainRun: Sendable {
     /// Runs the chain ending in `tail`, with the current run as the composed task's run;
     /// `finish` gets the slot of the last step's outcome, a `Result<Value, Error>` to take
     /// (``ChainSlot/take(_:as:)``).
+    ///
+    /// A chain that a step of another chain starts (see ``startChild(_:position:output:)``)
+    /// loops after that step's loop has ended, through ``CompletionDrain``, rather than inside
+    /// it: a recursive loop, whose every level is a chain started by a step of the level
+    /// before, then runs a million levels on the stack of one.
     @inlinable
     static func start<Value>(_ tail: TaskBody<Value>, finishing finish: @escaping Finish) {
-        ChainRun(tail: tail, run: CurrentRun.run, finish: finish).drive(from: 0)
+        let chain = ChainRun(tail: tail, run: CurrentRun.run, finish: finish)
+        if let next = startedByStep.pointer, next == Unmanaged.passUnretained(tail).toOpaque() {
+            startedByStep.pointer = nil
+            CompletionDrain.runSoon { chain.drive(from: 0) }
+        } else {
+            chain.drive(from: 0)
+        }
     }
+
+    /// Per thread: the composed body a chain's step is starting as a child run, while it
+    /// does; its chain may start after the step's loop ends (see ``start(_:finishing:)``).
+    @usableFromInline
+    static let startedByStep = ThreadLocalSlot()
 
     /// The slot holding the outcome after `position`.
     @inlinable
@@ -260,7 +276,15 @@ final class ChainRun: Sendable {
     @inlinable
     func startChild<Work: ThrowableTaskType>(_ task: Work, position: Int, output: UnsafeMutableRawPointer) -> Bool {
         let typedOutput = output.assumingMemoryBound(to: Result<Work.ResultType, Error>.self)
-        switch RunLaunch.launch(task, parent: run) {
+        // The loop waits for a composed child anyway: its chain may start once the loop ends.
+        var composedChild: UnsafeMutableRawPointer?
+        if let body = (task as? ThrowableTask<Work.ResultType>)?.body, body.chainLength > 0 {
+            composedChild = Unmanaged.passUnretained(body).toOpaque()
+            ChainRun.startedByStep.pointer = composedChild
+        }
+        let launched = RunLaunch.launch(task, parent: run)
+        if composedChild != nil { ChainRun.startedByStep.pointer = nil }
+        switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)
             return true

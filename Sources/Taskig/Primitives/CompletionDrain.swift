@@ -33,11 +33,19 @@ enum CompletionDrain {
         }
     }
 
-    /// A callback and the value it is to get, whose owner is held until it has run.
-    struct Queued {
-        let callback: CompletionCallback
-        let value: UnsafeRawPointer
-        let owner: AnyObject
+    /// What a thread is to run once the callback it is delivering returns.
+    enum Queued {
+        /// A callback and the value it is to get, whose owner is held until it has run.
+        case callback(CompletionCallback, value: UnsafeRawPointer, owner: AnyObject)
+        /// Work that would otherwise nest in the callback that set it off (see ``runSoon(_:)``).
+        case work(() -> Void)
+
+        func run() {
+            switch self {
+            case .callback(let callback, let value, _): callback.call(value)
+            case .work(let work): work()
+            }
+        }
     }
 
     /// Calls each of `callbacks` with `value` now, or after the callback this thread is
@@ -51,11 +59,29 @@ enum CompletionDrain {
             runDeferred()
             slot.pointer = nil
         case delivering:
-            let queued = callbacks.map { Queued(callback: $0, value: value, owner: owner) }
+            let queued = callbacks.map { Queued.callback($0, value: value, owner: owner) }
             slot.pointer = Unmanaged.passRetained(Deferred(queued)).toOpaque()
         case let pointer?:
             let deferred = Unmanaged<Deferred>.fromOpaque(pointer).takeUnretainedValue()
-            for callback in callbacks { deferred.queued.append(Queued(callback: callback, value: value, owner: owner)) }
+            for callback in callbacks { deferred.queued.append(.callback(callback, value: value, owner: owner)) }
+        }
+    }
+
+    /// Runs `work` now, or after the callback this thread is delivering returns, like a
+    /// callback: a recursive loop that starts each level from the level before (see
+    /// ``ChainRun/start(_:finishing:)``) then starts them one after another, on one stack.
+    @usableFromInline
+    static func runSoon(_ work: @escaping () -> Void) {
+        switch slot.pointer {
+        case nil:
+            slot.pointer = delivering
+            work()
+            runDeferred()
+            slot.pointer = nil
+        case delivering:
+            slot.pointer = Unmanaged.passRetained(Deferred([.work(work)])).toOpaque()
+        case let pointer?:
+            Unmanaged<Deferred>.fromOpaque(pointer).takeUnretainedValue().queued.append(.work(work))
         }
     }
 
@@ -70,7 +96,13 @@ enum CompletionDrain {
             if deferred.next < deferred.queued.count {
                 let queued = deferred.queued[deferred.next]
                 deferred.next += 1
-                queued.callback.call(queued.value)
+                // Run entries are dropped as the queue empties: a loop a million levels deep
+                // queues one entry per level and keeps no more than what is still to run.
+                if deferred.next == deferred.queued.count {
+                    deferred.queued.removeAll(keepingCapacity: true)
+                    deferred.next = 0
+                }
+                queued.run()
             } else {
                 slot.pointer = delivering
                 unmanaged.release()

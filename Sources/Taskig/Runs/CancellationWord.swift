@@ -14,6 +14,7 @@ import Synchronization
 /// | 0 | cancelled |
 /// | 1 | closed: the run completed, so handlers are dropped and cancelling does nothing |
 /// | 2 | linked: a run's ancestors and task cancel it as they are cancelled (see ``Run``) |
+/// | 3 | started: a task body has had a run (see ``markStarted(_:)``) |
 /// | the rest | the address of the handler table, or zero (tables are 16-byte aligned) |
 ///
 /// Because the table's address and the flags share one word, a handler registered just as
@@ -27,11 +28,13 @@ enum CancellationWord {
     static var closedBit: UInt { 2 }
     @usableFromInline
     static var linkedBit: UInt { 4 }
+    @usableFromInline
+    static var startedBit: UInt { 8 }
     /// The bits that decide whether the word can still be cancelled or get handlers.
     @usableFromInline
     static var stateBits: UInt { 3 }
     @usableFromInline
-    static var flagBits: UInt { 7 }
+    static var flagBits: UInt { 15 }
 
     @inlinable
     static func isCancelled(_ word: borrowing Atomic<UInt>) -> Bool {
@@ -52,8 +55,18 @@ enum CancellationWord {
             if exchanged { break }
             current = original
         }
+        CancellationEpoch.advance()
         table(in: current)?.cancel()
         return true
+    }
+
+    /// Notes that a run of the word's owner has started; returns whether one had before. Only
+    /// a body that has had a run can be waited for from its own work, so only then does a
+    /// launch look for it among its ancestors (see ``RunLaunch``).
+    @inlinable
+    static func markStarted(_ word: borrowing Atomic<UInt>) -> Bool {
+        if word.load(ordering: .relaxed) & startedBit != 0 { return true }
+        return word.bitwiseOr(startedBit, ordering: .relaxed).oldValue & startedBit != 0
     }
 
     /// Registers `handler` to run once when the word is cancelled. Runs it at once, on this
@@ -141,5 +154,27 @@ enum CancellationWord {
         return CancellationHandlers(
             buffer: Unmanaged<ManagedBuffer<CancellationHandlers.State, PlatformLock.Primitive>>.fromOpaque(address)
                 .takeUnretainedValue())
+    }
+}
+
+/// A count of the cancellations made so far, anywhere: an answer of "not cancelled" that a run
+/// noted while it was the current epoch still holds (see ``Run/isCancelledAbove``).
+@usableFromInline
+enum CancellationEpoch {
+    @usableFromInline
+    static let counter = Atomic<UInt>(1)
+
+    /// Marks a note that holds for good: something above was cancelled.
+    @inlinable
+    static var cancelledForGood: UInt { .max }
+
+    /// The epoch now.
+    @inlinable
+    static var current: UInt { counter.load(ordering: .acquiring) }
+
+    /// Ends the epoch; called after each cancellation, once its word says so.
+    @usableFromInline
+    static func advance() {
+        counter.wrappingAdd(1, ordering: .releasing)
     }
 }

@@ -20,9 +20,11 @@ import Synchronization
 final class Run: Sendable {
     @usableFromInline
     let word: Atomic<UInt>
-    /// The run whose work started this one.
+    /// The run whose work started this one, retained, and released through
+    /// ``ChainRelease``: the last run of a million-deep tree may hold the only reference to
+    /// its parent, which holds the only one to its own, and so on.
     @usableFromInline
-    let parent: Run?
+    let retainedParent: Unmanaged<Run>?
     /// The cancellation the task's copies share, when the task has one.
     @usableFromInline
     let task: (any CancellationSource)?
@@ -36,6 +38,11 @@ final class Run: Sendable {
     /// task's chain, a future's work): see ``isRunning(_:)``.
     @usableFromInline
     let origin: ObjectIdentifier?
+    /// What the last walk up from here found about the run's task and ancestors (see
+    /// ``isCancelledAbove``): ``CancellationEpoch/cancelledForGood``, or the epoch in which
+    /// none of them was cancelled; zero before any walk.
+    @usableFromInline
+    let aboveIsKnown = Atomic<UInt>(0)
 
     @inlinable
     init(
@@ -46,7 +53,7 @@ final class Run: Sendable {
     ) {
         // With nothing above it, the word alone tells whether the run is cancelled.
         word = Atomic(parent == nil && task == nil ? CancellationWord.linkedBit : 0)
-        self.parent = parent
+        retainedParent = parent.map { Unmanaged.passRetained($0) }
         self.task = task
         self.isCancellable = cancellable || (parent?.isCancellable ?? false)
         self.origin = origin
@@ -54,7 +61,12 @@ final class Run: Sendable {
 
     deinit {
         CancellationWord.destroy(word)
+        if let retainedParent { ChainRelease.release(Unmanaged.fromOpaque(retainedParent.toOpaque())) }
     }
+
+    /// The run whose work started this one.
+    @inlinable
+    var parent: Run? { retainedParent?.takeUnretainedValue() }
 
     /// Whether this run, its task or one of its ancestors has been cancelled.
     @inlinable
@@ -67,10 +79,45 @@ final class Run: Sendable {
     }
 
     /// Whether the run's task or one of its ancestors has been cancelled.
+    ///
+    /// Asked by every run a loop starts, a million levels deep in a recursive loop, so it does
+    /// not walk every ancestor each time: a walk notes its answer in each run it passed
+    /// (``aboveIsKnown``), and the next walk stops at the first run whose note still holds. A
+    /// note of "not cancelled" holds until anything is cancelled anywhere
+    /// (``CancellationEpoch``); a note of "cancelled" holds for good.
     @usableFromInline
     var isCancelledAbove: Bool {
-        if let task, task.isCancelled { return true }
-        return parent?.isCancelled ?? false
+        let epoch = CancellationEpoch.current
+        var answer = false
+        var run = self
+        while true {
+            let note = run.aboveIsKnown.load(ordering: .relaxed)
+            if note == epoch { break }
+            if note == CancellationEpoch.cancelledForGood {
+                answer = true
+                break
+            }
+            if let task = run.task, task.isCancelled {
+                answer = true
+                break
+            }
+            guard let parent = run.parent else { break }
+            if let known = CancellationWord.cancellationIfKnown(parent.word) {
+                answer = known
+                break
+            }
+            run = parent
+        }
+        // The same walk again, to note the answer in the runs it passed.
+        let note = answer ? CancellationEpoch.cancelledForGood : epoch
+        var noted = self
+        while noted !== run {
+            noted.aboveIsKnown.store(note, ordering: .relaxed)
+            guard let parent = noted.parent else { break }
+            noted = parent
+        }
+        run.aboveIsKnown.store(note, ordering: .relaxed)
+        return answer
     }
 
     /// Cancels the run and, through their links, its children. Returns whether this call
@@ -125,20 +172,37 @@ final class Run: Sendable {
 
     /// Makes the parent's and the task's cancellation cancel this run as it happens. Done
     /// once, when the run first gets a handler: before that, nobody needs to hear of it.
+    ///
+    /// Linking a run registers a handler on its parent, which links the parent in turn: a
+    /// loop up the tree, not a recursion, since a million unlinked ancestors may be above.
     @usableFromInline
     func linkUpward() {
+        var run = self
+        while let parent = run.linkToParent() {
+            run = parent
+        }
+    }
+
+    /// Links this run to its parent and its task (see ``linkUpward()``); returns the parent
+    /// when it is to be linked in turn.
+    @usableFromInline
+    func linkToParent() -> Run? {
         guard parent != nil || task != nil, let table = CancellationWord.existingTable(in: word),
             table.beginLinking()
-        else { return }
+        else { return nil }
         // The handlers hold this run until closing removes them.
+        let onParent = parent.flatMap { parent in
+            CancellationWord.addHandler({ self.cancel() }, to: parent.word)
+        }
         let links = CancellationHandlers.Links(
-            onParent: parent?.onCancel { self.cancel() },
+            onParent: onParent,
             onTask: task?.addCancellationHandler { self.cancel() })
         if table.finishLinking(links) {
             CancellationWord.markLinked(word)
-        } else {
-            removeLinks(links)
+            return onParent == nil ? nil : parent
         }
+        removeLinks(links)
+        return nil
     }
 
     @usableFromInline

@@ -71,7 +71,10 @@ enum RunLaunch {
     ) -> Launched<Work.ResultType> {
         let body = (task as? ThrowableTask<Work.ResultType>)?.body
         let origin = RunOrigin.of(task)
-        if let parent, let origin, parent.isRunning(origin) {
+        // Looking among the ancestors, which may be a million deep in a recursive loop, only
+        // for an origin that may be running: a composed body that has had a run, a future that
+        // has not completed.
+        if let parent, let origin, origin.mayBeRunning, parent.isRunning(origin.id) {
             return .finished(.failure(TaskigError.awaitedFromItsOwnWork))
         }
         // A run whose task or parent is cancelled never starts.
@@ -92,7 +95,7 @@ enum RunLaunch {
         }
         let run: Run? =
             isCancellable || token != nil
-            ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin) : nil
+            ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin?.id) : nil
         let context = run ?? parent
         let cell = CompletionCell<Result<Work.ResultType, Error>>()
         if let run, isCancellable {
@@ -170,14 +173,30 @@ enum RunLaunch {
 /// What a run is a run of, for the runs that could end up waiting for themselves: a
 /// composed task's chain, or a future's work.
 @usableFromInline
-enum RunOrigin {
+struct RunOrigin {
+    @usableFromInline
+    let id: ObjectIdentifier
+    /// Whether a run of the origin may be in progress: a composed body that has had a run
+    /// before this one, a future that has not completed. Only then can a wait for it be a wait
+    /// for its own work.
+    @usableFromInline
+    let mayBeRunning: Bool
+
     @inlinable
-    static func of<Work: ThrowableTaskType>(_ task: Work) -> ObjectIdentifier? {
+    init(id: ObjectIdentifier, mayBeRunning: Bool) {
+        self.id = id
+        self.mayBeRunning = mayBeRunning
+    }
+
+    /// The origin of a run of `task` about to start; marks a composed body as having had a run.
+    @inlinable
+    static func of<Work: ThrowableTaskType>(_ task: Work) -> RunOrigin? {
         if let body = (task as? ThrowableTask<Work.ResultType>)?.body {
             guard case .composed = body.work else { return nil }
-            return ObjectIdentifier(body)
+            return RunOrigin(id: ObjectIdentifier(body), mayBeRunning: CancellationWord.markStarted(body.word))
         }
-        return (task as? Future<Work.ResultType>)?.state.run.map { ObjectIdentifier($0) }
+        guard let state = (task as? Future<Work.ResultType>)?.state, let run = state.run else { return nil }
+        return RunOrigin(id: ObjectIdentifier(run), mayBeRunning: !state.cell.isCompleted)
     }
 }
 
