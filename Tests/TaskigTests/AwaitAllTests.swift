@@ -215,4 +215,22 @@ import Testing
         }
         #expect(settled == 0)
     }
+
+    /// Callback tasks whose callbacks come later, at a small concurrency: a lane that claimed a
+    /// run of quick tasks and then left one pending, with no lane free to go on with, still runs
+    /// the rest of its run once that one settles (they were lost, and the wait hung, in about
+    /// half the rounds).
+    @Test(arguments: [1, 2, 3])
+    func callbackTasksAtASmallConcurrencyAllSettle(concurrency: Int) async throws {
+        let values = try await withWatchdog(seconds: 20) { () -> [[Int]] in
+            try (0..<20).map { _ in
+                try (0..<50).map { i in
+                    ThrowableTask<Int> { done in
+                        if i % 3 == 0 { done(.success(i)) } else { DispatchQueue.global().async { done(.success(i)) } }
+                    }
+                }.awaitAll(concurrency: concurrency)
+            }
+        }
+        #expect(values?.allSatisfy { $0 == Array(0..<50) } == true)
+    }
 }

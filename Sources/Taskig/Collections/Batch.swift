@@ -8,7 +8,7 @@ import Synchronization
 /// A lane (``BatchLane``) is a loop on one thread that takes the next task in input order,
 /// runs it to completion in place when its queue allows, and records its outcome in the
 /// ``BatchSink``. Lanes claim tasks from the batch's counter one at a time while tasks take
-/// long, and in runs of up to ``BatchLane/largestClaim`` while they end within microseconds,
+/// long, and in runs of up to ``CollectionTuning/largestClaim`` while they end within microseconds,
 /// so that lanes of trivial tasks rarely meet on the counter. A lane whose last task took long,
 /// and any lane once the counter has no task left, first takes the tasks that other lanes
 /// claimed and have not started: a task that blocks holds back the tasks its lane claimed
@@ -177,7 +177,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
             if concurrency > firstLanes && taskCount > firstLanes {
                 lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-                lookAgain(after: Self.firstLook)
+                lookAgain(after: CollectionTuning.firstLaneLook)
             }
             return callerLane
         }
@@ -260,25 +260,31 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func startLanes(_ count: Int) {
         guard count > 0 else { return }
-        let placement = placement.withLock { $0 }
         for _ in 0..<count {
             guard let lane = admitLane() else { return }
-            let job: @Sendable () -> Void = { self.laneLoop(self, lane) }
-            switch placement {
-            case .workers(mayQueue: true):
-                WorkerPool.shared.submit(job)
-            case .workers(mayQueue: false):
-                guard WorkerPool.shared.trySubmit(job) else {
-                    removeLane(lane)
-                    return
-                }
-            case .queue(let queue, let kind):
-                RunPlacement.onQueue(queue, kind).send(job)
-            case .callerOnly:
+            guard send(lane) else {
                 removeLane(lane)
                 return
             }
         }
+    }
+
+    /// Sends `lane`, on the roster, to run where the lanes run; returns `false` when it was
+    /// not taken: the pool turned it down, or the caller runs every task.
+    @inlinable
+    func send(_ lane: BatchLane) -> Bool {
+        let job: @Sendable () -> Void = { self.laneLoop(self, lane) }
+        switch placement.withLock({ $0 }) {
+        case .workers(mayQueue: true):
+            WorkerPool.shared.submit(job)
+        case .workers(mayQueue: false):
+            return WorkerPool.shared.trySubmit(job)
+        case .queue(let queue, let kind):
+            RunPlacement.onQueue(queue, kind).send(job)
+        case .callerOnly:
+            return false
+        }
+        return true
     }
 
     /// Whether a lane the batch starts is sure to run: on workers that may queue it, or on a
@@ -478,6 +484,14 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         } else {
             progress?.taskSettled()
         }
+        // A lane whose thread left with no lane to go on with may still hold tasks it claimed
+        // and nobody has started: it runs them now, or no lane would, and the batch would never
+        // end. Only a lane whose batch's lanes always start leaves with such tasks.
+        if lane.firstClaimedTask != nil {
+            lane.isPending.store(false, ordering: .relaxed)
+            if !send(lane) { runLane(lane) }
+            return
+        }
         endLane(lane)
         if roster.withLock({ $0.threads == 0 }) { startLanes(1) }
     }
@@ -605,24 +619,11 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         finished.complete(with: ())
     }
 
-    /// How long after the start the batch first looks at its lanes.
-    @usableFromInline
-    static var firstLook: Double { 0.001 }
-
-    /// The longest time between two looks.
-    @usableFromInline
-    static var longestTimeBetweenLooks: Double { 0.064 }
-
     /// Looks at the lanes in `seconds`, on Taskig's timer queue (see ``look(after:)``).
     @usableFromInline
     func lookAgain(after seconds: Double) {
         Scheduling.after(seconds) { self.look(after: seconds) }
     }
-
-    /// Tasks that take at least this long each, on average, are worth a lane each: about
-    /// what starting a lane costs, a thread's wake-up.
-    @usableFromInline
-    static var longTask: Double { 0.000_05 }
 
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
     /// started some, twice as late as `last` otherwise; no more once every task has
@@ -647,13 +648,16 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
-        let tasksAreLong = claimedSince > 0 && elapsed * Double(onThreads) / Double(claimedSince) >= Self.longTask
+        let tasksAreLong =
+            claimedSince > 0 && elapsed * Double(onThreads) / Double(claimedSince) >= CollectionTuning.longTask
         // A lane can also look stuck because another thread had its core; lanes are only
         // added for stuck ones while fewer lanes than cores move.
         let moving = onThreads - stuck
         let wanted = tasksAreLong ? concurrency - lanes : max(0, min(stuck, ActiveProcessors.count - moving))
         startLanes(wanted)
-        lookAgain(after: wanted > 0 ? Self.firstLook : min(2 * last, Self.longestTimeBetweenLooks))
+        lookAgain(
+            after: wanted > 0
+                ? CollectionTuning.firstLaneLook : min(2 * last, CollectionTuning.longestTimeBetweenLaneLooks))
     }
 }
 

@@ -45,18 +45,6 @@ final class BatchLane: Sendable {
     @usableFromInline
     nonisolated(unsafe) var hasStarted: Bool
 
-    /// The most tasks a lane claims at once: few enough that a lane never keeps many tasks from
-    /// the others, enough that lanes rarely meet on the batch's counter, and that the outcomes
-    /// they write lie on cache lines of their own.
-    @usableFromInline
-    static var largestClaim: Int { 16 }
-
-    /// Claims that end sooner than this after the last one double in size; a later one is one
-    /// task again. Tasks that block or compute for long are claimed one at a time, as a bound
-    /// on concurrency needs; trivial ones in runs of ``largestClaim``.
-    @usableFromInline
-    static var quickClaimNanoseconds: UInt64 { 20_000 }
-
     /// A lane that `hasStarted` when the caller runs it on its own thread.
     @usableFromInline
     init(hasStarted: Bool) {
@@ -115,7 +103,8 @@ final class BatchLane: Sendable {
     @inlinable
     func nextClaimSize() -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
-        claimSize = now &- lastClaim < Self.quickClaimNanoseconds ? min(2 * claimSize, Self.largestClaim) : 1
+        let claimedQuickly = now &- lastClaim < CollectionTuning.quickClaimNanoseconds
+        claimSize = claimedQuickly ? min(2 * claimSize, CollectionTuning.largestClaim) : 1
         lastClaim = now
         return claimSize
     }

@@ -25,7 +25,7 @@ extension ThrowableTaskType {
     }
 
     /// A task that runs this one and transforms its value, on the global queue (see
-    /// ``map(on:_:)``).
+    /// ``map(on:_:)-(DispatchQueue,_)``).
     ///
     /// ```swift
     /// let length = ThrowableTask { try String(contentsOf: url) }.map { $0.count }

@@ -2,7 +2,7 @@ import Dispatch
 
 extension ThrowableTaskType {
     /// A task that runs this one and transforms its value on the main actor: the step runs on
-    /// the main queue, as ``map(on:_:)`` with `.main` does, and its closure is `@MainActor`, so
+    /// the main queue, as ``map(on:_:)-(DispatchQueue,_)`` with `.main` does, and its closure is `@MainActor`, so
     /// that it may use main-actor-isolated types (views, view models) in Swift 6 mode.
     ///
     /// ```swift

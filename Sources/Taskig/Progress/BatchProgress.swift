@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Setting a count on a `Progress` costs about as much as running a trivial task, so lanes do
 /// not set it per task. The first task to settle publishes at once; then the counts are
-/// published at most every ``publishingInterval`` while they change, and once more, exactly,
+/// published at most every ``CollectionTuning/progressPublishingInterval`` while they change, and once more, exactly,
 /// when the wait ends. A slow batch so shows every task as it settles, and a fast one shows a
 /// count that rises smoothly without slowing its lanes.
 ///
@@ -40,10 +40,6 @@ final class BatchProgress: Sendable {
         init() {}
     }
 
-    /// How often, at most, a running wait sets the progress's completed count.
-    @usableFromInline
-    static var publishingInterval: Double { 0.01 }
-
     @inlinable
     init(_ progress: Progress) {
         self.progress = progress
@@ -73,7 +69,7 @@ final class BatchProgress: Sendable {
     func publishAndCoolDown() {
         guard !isCoolingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         publish()
-        Scheduling.after(Self.publishingInterval) { self.endCoolDown() }
+        Scheduling.after(CollectionTuning.progressPublishingInterval) { self.endCoolDown() }
     }
 
     /// Publishes what settled since the last publication; cools down once more if something
@@ -81,7 +77,7 @@ final class BatchProgress: Sendable {
     @usableFromInline
     func endCoolDown() {
         if publish() {
-            Scheduling.after(Self.publishingInterval) { self.endCoolDown() }
+            Scheduling.after(CollectionTuning.progressPublishingInterval) { self.endCoolDown() }
             return
         }
         isCoolingDown.store(false, ordering: .sequentiallyConsistent)

@@ -21,17 +21,11 @@ final class ProgressCancellationWatch: Sendable {
     /// ends. The watch lets go of both then, so that neither is freed by a later look.
     let watched: LockedState<(progress: Progress, cancel: @Sendable () -> Void)?>
 
-    /// How long after the wait starts the watch first looks.
-    static var firstLook: Double { 0.01 }
-
-    /// The longest time between two looks, and so about the longest a cancel can take.
-    static var longestTimeBetweenLooks: Double { 0.1 }
-
     /// Starts watching `progress` for a wait that `cancel` cancels.
     @usableFromInline
     init(_ progress: Progress, cancel: @escaping @Sendable () -> Void) {
         watched = LockedState((progress, cancel))
-        lookAgain(after: Self.firstLook)
+        lookAgain(after: CollectionTuning.firstProgressCancellationLook)
     }
 
     /// Stops watching: for the end of the wait.
@@ -60,7 +54,8 @@ final class ProgressCancellationWatch: Sendable {
         }
         switch finding {
         case .stopped: return
-        case .notCancelled: lookAgain(after: min(2 * last, Self.longestTimeBetweenLooks))
+        case .notCancelled:
+            lookAgain(after: min(2 * last, CollectionTuning.longestTimeBetweenProgressCancellationLooks))
         case .cancelled(let cancel): DispatchQueue(label: "taskig.progress-cancellation").async(execute: cancel)
         }
     }

@@ -1,0 +1,50 @@
+/// The collection engine's tuning constants, in one place, each with the benchmark row or test
+/// that justifies it (Benchmarks/README.md lists the rows).
+@usableFromInline
+enum CollectionTuning {
+    /// How long after the start a batch first looks at its lanes for ones stuck in a task:
+    /// lanes of tasks that block (a `sleep`, a synchronous read) reach full concurrency within a
+    /// few milliseconds. Row 4 (400 × 20 ms sleeps at concurrency 50 in 8 waves) and
+    /// LoadShapeTests' `blocking-late`.
+    @usableFromInline
+    static var firstLaneLook: Double { 0.001 }
+
+    /// The longest time between two looks at the lanes; looks that start no lane come twice as
+    /// far apart each time, so that short tasks wake Taskig's timer queue rarely. Row 2 (100k
+    /// trivial tasks: no look finds work for another lane) and LoadShapeTests' `stuck-then-quick`.
+    @usableFromInline
+    static var longestTimeBetweenLaneLooks: Double { 0.064 }
+
+    /// Tasks that take at least this long each, on average, are worth a lane each: about what
+    /// starting a lane costs, a thread's wake-up. Rows 3 and 4.
+    @usableFromInline
+    static var longTask: Double { 0.000_05 }
+
+    /// The most tasks a lane claims at once: few enough that a lane never keeps many tasks from
+    /// the others, enough that lanes rarely meet on the batch's counter and that the outcomes
+    /// they write lie on cache lines of their own. Row 2a.
+    @usableFromInline
+    static var largestClaim: Int { 16 }
+
+    /// Claims that end sooner than this after the last one double in size; a later one is one
+    /// task again, so that tasks that block are claimed one at a time, as a bound on
+    /// concurrency needs. Rows 2a and 4, and LoadShapeTests' `stuck-then-quick`.
+    @usableFromInline
+    static var quickClaimNanoseconds: UInt64 { 20_000 }
+
+    /// How long after a wait with a `Progress` starts it first looks whether the progress was
+    /// cancelled, which Foundation on Linux may report seconds late while Dispatch's global
+    /// threads are held. LoadShapeTests' `progress-cancel-global-threads-held`.
+    @usableFromInline
+    static var firstProgressCancellationLook: Double { 0.01 }
+
+    /// The longest time between two looks at a progress's cancellation, and so about the
+    /// longest a cancel can take (the same test).
+    @usableFromInline
+    static var longestTimeBetweenProgressCancellationLooks: Double { 0.1 }
+
+    /// How often, at most, a running wait sets its progress's completed count. Row 12b (a
+    /// progress costs at most 10% more per task).
+    @usableFromInline
+    static var progressPublishingInterval: Double { 0.01 }
+}
