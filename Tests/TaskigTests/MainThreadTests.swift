@@ -27,6 +27,18 @@ final class MainThreadTests: XCTestCase {
         XCTAssertEqual(MainActor.assumeIsolated { status.lines }, ["ready"])
     }
 
+    /// The main thread inside the `sync` of a queue that targets a tagged queue: a task for the
+    /// inner queue, first made on a worker during the wait, is handed to the main thread.
+    func testATaskForAQueueTheMainThreadHoldsThroughItsSyncIsServed() throws {
+        let base = DispatchQueue(label: "taskig.test.main-sync-base")
+        let inner = DispatchQueue(label: "taskig.test.main-sync-inner", target: base)
+        _ = ThrowableTask(executionQueue: base) { 0 }
+        let value = try inner.sync {
+            try ThrowableTask { try ThrowableTask(executionQueue: inner) { 42 }.await() }.await()
+        }
+        XCTAssertEqual(value, 42)
+    }
+
     func testTheseRunOnTheMainThread() {
         XCTAssertTrue(Thread.isMainThread)
     }

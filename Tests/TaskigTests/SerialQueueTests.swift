@@ -189,6 +189,20 @@ import Testing
         #expect(value == 5)
     }
 
+    @Test func aQueueFirstTaggedWhileItsHolderWaitsIsServed() async throws {
+        // No task was made for this queue before the wait began: its first one is made on a
+        // worker, during the wait.
+        let (queue, key) = markedQueue("taskig.test.serial-tagged-during-wait", mark: 7)
+        let value = try await withWatchdog {
+            try queue.sync {
+                try ThrowableTask {
+                    try ThrowableTask(executionQueue: queue) { DispatchQueue.getSpecific(key: key) ?? -1 }.await()
+                }.await(timeout: 5)
+            }
+        }
+        #expect(value == 7)
+    }
+
     @Test func aFutureStartedForTheQueueBeforeTheWaitBeganRunsOnTheWaiter() async throws {
         let (queue, key) = markedQueue("taskig.test.serial-future-before-wait", mark: 6)
         let values = try await withWatchdog { () -> [Int] in

@@ -24,7 +24,7 @@ enum BlockingWait {
         CompletionDrain.runDeferred()
         let held = QueueAffinity.heldHandOff
         if MainThread.isCurrent {
-            return mainThreadValue(of: cell, until: deadline, serving: held)
+            return mainThreadValue(of: cell, until: deadline, holding: held)
         }
         // Work handed to this thread needs it awake at once; anything else may end within a spin.
         if held?.hasHandedJobs != true, BriefSpin.until(deadline: deadline, { cell.isCompleted }),
@@ -34,13 +34,14 @@ enum BlockingWait {
         }
         let semaphore = DispatchSemaphore(value: 0)
         cell.whenComplete(reading: { _ in semaphore.signal() })
-        guard let held else {
+        // A worker holds no queue: it waits for the cell alone.
+        guard held != nil || !WorkerThread.isCurrent else {
             return park(on: semaphore, until: deadline) ? cell.completedValue : nil
         }
-        held.beginWaiting { semaphore.signal() }
-        defer { held.endWaiting() }
+        var served = ServedQueues { semaphore.signal() }
+        defer { served.end() }
         while true {
-            held.runHandedJobs()
+            served.runHandedJobs()
             if let value = cell.completedValue { return value }
             guard park(on: semaphore, until: deadline) else { return nil }
         }
@@ -63,7 +64,7 @@ enum BlockingWait {
     /// ``MainThreadWait``).
     @inlinable
     static func mainThreadValue<Value>(
-        of cell: CompletionCell<Value>, until deadline: DispatchTime?, serving held: QueueHandOff?
+        of cell: CompletionCell<Value>, until deadline: DispatchTime?, holding held: QueueHandOff?
     ) -> Value? {
         if held?.hasHandedJobs != true,
             BriefSpin.until(
@@ -75,11 +76,11 @@ enum BlockingWait {
         }
         let wait = MainThreadWait()
         cell.whenComplete(reading: { _ in wait.wake() })
-        held?.beginWaiting(wake: wait.wake)
-        defer { held?.endWaiting() }
+        var served = ServedQueues(wake: wait.wake)
+        defer { served.end() }
         while true {
             wait.clearWakeUps()
-            held?.runHandedJobs()
+            served.runHandedJobs()
             if let value = cell.completedValue { return value }
             if let deadline, DispatchTime.now() >= deadline { return nil }
             wait.sleep(until: deadline)

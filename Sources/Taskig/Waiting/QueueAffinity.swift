@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// What Taskig needs to know about a queue to decide where a task's work may run.
 ///
@@ -93,8 +94,56 @@ enum QueueAffinity {
         // The own key first: a tag that can be read is complete.
         queue.setSpecific(key: tag.ownKey, value: tag)
         queue.setSpecific(key: queueTagKey, value: tag)
+        // A waiter may hold this queue: it looks again (see ``ServedQueues``).
+        let watches = tagWatches.withLock { watches in
+            taggings.add(1, ordering: .releasing)
+            return watches
+        }
+        for watch in watches { watch.wake() }
         // Re-read: when two threads tag the same queue at once, the last write is the tag.
         return queue.getSpecific(key: queueTagKey)!
+    }
+
+    /// How many queues have been tagged so far.
+    @usableFromInline
+    static let taggings = Atomic<UInt>(0)
+
+    /// The waits to wake when a queue is first tagged.
+    private static let tagWatches = LockedState<[TagWatch]>([])
+
+    /// A wait that is woken when a queue is first tagged, and tells whether one was since it
+    /// last asked.
+    @usableFromInline
+    final class TagWatch: Sendable {
+        let wake: QueueHandOff.Wake
+        let seen: Atomic<UInt>
+
+        init(wake: @escaping QueueHandOff.Wake, seen: UInt) {
+            self.wake = wake
+            self.seen = Atomic(seen)
+        }
+
+        /// Whether a queue was tagged since the watch began or last asked.
+        @usableFromInline
+        func sawNewTags() -> Bool {
+            let now = taggings.load(ordering: .acquiring)
+            return seen.exchange(now, ordering: .relaxed) != now
+        }
+    }
+
+    /// Wakes a wait with `wake` whenever a queue is first tagged, until ``stopWatching(_:)``.
+    @usableFromInline
+    static func watchTags(wake: @escaping QueueHandOff.Wake) -> TagWatch {
+        tagWatches.withLock { watches in
+            let watch = TagWatch(wake: wake, seen: taggings.load(ordering: .relaxed))
+            watches.append(watch)
+            return watch
+        }
+    }
+
+    @usableFromInline
+    static func stopWatching(_ watch: TagWatch) {
+        tagWatches.withLock { watches in watches.removeAll { $0 === watch } }
     }
 
     private static let rootQueueLabelPrefix = "com.apple.root."

@@ -55,13 +55,19 @@ final class QueueHandOff: Sendable {
         }
     }
 
-    /// The holding thread's wait ends; once it has no wait left, the jobs handed to it and not
-    /// run go to the queue.
+    /// The holding thread's wait ends. The jobs handed to it and not run go to the wait it is
+    /// nested in, which is woken for them, or, once it has no wait left, to the queue.
     @usableFromInline
     func endWaiting() {
-        let left = state.withLock { $0.endWaiting() }
-        for job in left {
-            queue.async { self.runOnQueue(job) }
+        switch state.withLock({ $0.endWaiting() }) {
+        case .none:
+            break
+        case .wake(let outer):
+            outer()
+        case .sendToQueue(let left):
+            for job in left {
+                queue.async { self.runOnQueue(job) }
+            }
         }
     }
 

@@ -63,18 +63,30 @@ struct QueueHandOffState<Waiter> {
         return jobs[head...].map(\.job)
     }
 
-    /// The holder's innermost wait ends. Returns the jobs handed to it and not run, which go
-    /// to the queue once no wait of the holder is left.
-    mutating func endWaiting() -> [ClaimableJob] {
+    /// What ending a wait leads to.
+    enum EndAction {
+        /// Nothing: no job waits, or the queue was sent those that do.
+        case none
+        /// Send these jobs, handed to the holder and not run, to the queue: no wait of the
+        /// holder is left.
+        case sendToQueue([ClaimableJob])
+        /// Wake the holder's wait that is now innermost: jobs handed to the one that ended wait
+        /// for it.
+        case wake(Waiter)
+    }
+
+    /// The holder's innermost wait ends.
+    mutating func endWaiting() -> EndAction {
         precondition(hasWaiter, "BUG IN TASKIG: a wait on a queue ended twice")
         waiters.removeLast()
-        guard waiters.isEmpty else { return [] }
+        dropClaimedAtHead()
+        if let outer = waiters.last { return keptCount > 0 ? .wake(outer) : .none }
         var toQueue: [ClaimableJob] = []
         for index in jobs.indices[head...] where !jobs[index].sentToQueue {
             jobs[index].sentToQueue = true
             toQueue.append(jobs[index].job)
         }
-        return toQueue
+        return toQueue.isEmpty ? .none : .sendToQueue(toQueue)
     }
 
     /// The queue ran one of the jobs it was sent: drops the claimed jobs at the front.
