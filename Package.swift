@@ -34,6 +34,14 @@ let package = Package(
             dependencies: ["Taskig"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The README's TaskigURL examples, which ReadmeExamplesTests cannot build: it declares
+        // the 1.x README's own URL conformance. Building this target is the check.
+        .target(
+            name: "ReadmeNetworkExamples",
+            dependencies: ["Taskig", "TaskigURL"],
+            path: "Tests/ReadmeNetworkExamples",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
