@@ -170,25 +170,24 @@ final class ChainRun: Sendable {
     /// `finish` gets the slot of the last step's outcome, a `Result<Value, Error>` to take
     /// (``ChainSlot/take(_:as:)``).
     ///
-    /// A chain that a step of another chain starts (see ``startChild(_:position:output:)``)
-    /// loops after that step's loop has ended, through ``CompletionDrain``, rather than inside
-    /// it: a recursive loop, whose every level is a chain started by a step of the level
-    /// before, then runs a million levels on the stack of one.
+    /// A chain started while another chain's loop runs on this thread (a `flatMap`'s inner
+    /// task, or a future a step's closure starts, as Bolts' recursive loops do) loops after
+    /// that loop has ended, through ``CompletionDrain``, rather than inside it: a recursive
+    /// loop, whose every level is a chain started from a step of the level before, then runs a
+    /// million levels on the stack of one, however soon each level's work ends.
     @inlinable
     static func start<Value>(_ tail: TaskBody<Value>, finishing finish: @escaping Finish) {
         let chain = ChainRun(tail: tail, run: CurrentRun.run, finish: finish)
-        if let next = startedByStep.pointer, next == Unmanaged.passUnretained(tail).toOpaque() {
-            startedByStep.pointer = nil
+        if loopRunsHere.pointer != nil {
             CompletionDrain.runSoon { chain.drive(from: 0) }
         } else {
             chain.drive(from: 0)
         }
     }
 
-    /// Per thread: the composed body a chain's step is starting as a child run, while it
-    /// does; its chain may start after the step's loop ends (see ``start(_:finishing:)``).
+    /// Per thread: set while a chain's loop runs here (see ``start(_:finishing:)``).
     @usableFromInline
-    static let startedByStep = ThreadLocalSlot()
+    static let loopRunsHere = ThreadLocalSlot()
 
     /// The slot holding the outcome after `position`.
     @inlinable
@@ -199,6 +198,9 @@ final class ChainRun: Sendable {
     /// Runs positions from `position` on, until the chain ends or a step has to wait.
     @inlinable
     func drive(from position: Int, onStepQueue: Bool = false) {
+        let outerLoop = Self.loopRunsHere.pointer
+        Self.loopRunsHere.pointer = UnsafeMutableRawPointer(bitPattern: 1)
+        defer { Self.loopRunsHere.pointer = outerLoop }
         CurrentRun.whileRunning(run) {
             var position = position
             var onQueue = onStepQueue
@@ -276,14 +278,7 @@ final class ChainRun: Sendable {
     @inlinable
     func startChild<Work: ThrowableTaskType>(_ task: Work, position: Int, output: UnsafeMutableRawPointer) -> Bool {
         let typedOutput = output.assumingMemoryBound(to: Result<Work.ResultType, Error>.self)
-        // The loop waits for a composed child anyway: its chain may start once the loop ends.
-        var composedChild: UnsafeMutableRawPointer?
-        if let body = (task as? ThrowableTask<Work.ResultType>)?.body, body.chainLength > 0 {
-            composedChild = Unmanaged.passUnretained(body).toOpaque()
-            ChainRun.startedByStep.pointer = composedChild
-        }
         let launched = RunLaunch.launch(task, parent: run)
-        if composedChild != nil { ChainRun.startedByStep.pointer = nil }
         switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)

@@ -30,8 +30,9 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
 
     /// The future of a run of `body`, whose work begins by listening to another future: the
     /// run starts here, on this thread, since starting it only registers a callback. A
-    /// continuation of a future that is already complete runs before this returns. See
-    /// ``ThrowableTaskType/startRun(sharesCancellation:)``.
+    /// continuation of a future that is already complete runs before this returns, or, when a
+    /// chain's step called this, once that step's loop has ended (see
+    /// ``ChainRun/start(_:finishing:)``). See ``ThrowableTaskType/startRun(sharesCancellation:)``.
     @inlinable
     init(listeningRunOf body: TaskBody<T>, sharesCancellation: Bool) {
         let run = Run(parent: nil, task: sharesCancellation ? body : nil, cancellable: true)
