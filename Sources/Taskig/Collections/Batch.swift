@@ -73,6 +73,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     let lastLookTime = Atomic<UInt64>(0)
     @usableFromInline
     let claimedAtLastLook = Atomic(0)
+    /// How many tasks lanes have left pending (see ``leavePending(on:)``), and how many had at
+    /// the last look: a lane spends only the time to start such a task, which says nothing of
+    /// how long tasks run.
+    @usableFromInline
+    let leftPending = Atomic(0)
+    @usableFromInline
+    let leftPendingAtLastLook = Atomic(0)
     @usableFromInline
     let finished = CompletionCell<Void>()
     @usableFromInline
@@ -420,6 +427,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             leavePending: { [unowned(unsafe) self] cell in
                 guard mayLeavePending, let successor = self.leavePending(on: lane) else { return false }
                 lane.isPending.store(true, ordering: .relaxed)
+                self.leftPending.add(1, ordering: .relaxed)
                 let pending = PendingTask(cell: cell, index: index, lane: lane)
                 if let successor {
                     self.settleWhenComplete(pending)
@@ -648,8 +656,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         let now = DispatchTime.now().uptimeNanoseconds
         let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
         let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
+        let pending = leftPending.load(ordering: .relaxed)
+        let ranSince = claimedSince - (pending - leftPendingAtLastLook.exchange(pending, ordering: .relaxed))
         let tasksAreLong =
-            claimedSince > 0 && elapsed * Double(onThreads) / Double(claimedSince) >= CollectionTuning.longTask
+            ranSince > 0 && elapsed * Double(onThreads) / Double(ranSince) >= CollectionTuning.longTask
         // A lane can also look stuck because another thread had its core; lanes are only
         // added for stuck ones while fewer lanes than cores move.
         let moving = onThreads - stuck

@@ -4,7 +4,7 @@ import Synchronization
 /// One lane of a ``Batch``: a loop on one thread that takes the next task, runs it to
 /// completion, and takes the next, until none is left.
 ///
-/// Each lane counts its own progress, so that lanes never write to the same counter for their
+/// Each lane counts its own tasks, so that lanes never write to the same counter for their
 /// bookkeeping; the batch's looks at stuck lanes, and its `Progress`, read it (see ``Batch``).
 ///
 /// A lane claims tasks from the batch in runs of consecutive indices (see ``takeClaimed()``),
@@ -14,16 +14,17 @@ import Synchronization
 @usableFromInline
 final class BatchLane: Sendable {
     /// Goes up by one when the lane starts a task and by one when the task ends: odd while
-    /// the lane is inside a task. Only the lane writes it, so plain stores do.
+    /// the lane is inside a task. One writer at a time writes it (the lane's thread, then, for
+    /// a task left pending, the callback that settles it), so plain stores do.
     @usableFromInline
-    let progress = Atomic<UInt>(0)
+    let taskBoundaries = Atomic<UInt>(0)
     /// Whether the lane's task was left pending: its outcome is still to come, and its thread
     /// went on without it (see ``Batch``). Such a lane is waiting, not stuck, and has no thread.
     @usableFromInline
     let isPending = Atomic(false)
-    /// ``progress`` at the batch's last look.
+    /// ``taskBoundaries`` at the batch's last look.
     @usableFromInline
-    let progressAtLastLook = Atomic<UInt>(0)
+    let boundariesAtLastLook = Atomic<UInt>(0)
     /// The tasks the lane claimed and nobody has started yet are `next..<end`. Any lane takes
     /// one by moving `next` on by one with a compare-and-exchange; only this lane sets a new
     /// range, once the old one is empty, `next` first. Both only grow, so a lane that read an
@@ -53,12 +54,12 @@ final class BatchLane: Sendable {
 
     @inlinable
     func enterTask() {
-        progress.store(progress.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+        taskBoundaries.store(taskBoundaries.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
 
     @inlinable
     func leaveTask() {
-        progress.store(progress.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+        taskBoundaries.store(taskBoundaries.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
 
     /// Takes the first task of this lane's claimed ones that nobody has started, and says
@@ -120,15 +121,15 @@ final class BatchLane: Sendable {
     /// How many tasks the lane has run to the end.
     @inlinable
     var settledCount: Int {
-        Int(progress.load(ordering: .relaxed) / 2)
+        Int(taskBoundaries.load(ordering: .relaxed) / 2)
     }
 
     /// Whether the lane has been inside the same task since the batch's last look: then it
     /// is blocked or busy with a long task, and other tasks could use another lane.
     @usableFromInline
     func isStuckSinceLastLook() -> Bool {
-        let now = progress.load(ordering: .relaxed)
-        let before = progressAtLastLook.exchange(now, ordering: .relaxed)
+        let now = taskBoundaries.load(ordering: .relaxed)
+        let before = boundariesAtLastLook.exchange(now, ordering: .relaxed)
         return now & 1 == 1 && now == before && !isPending.load(ordering: .relaxed)
     }
 }

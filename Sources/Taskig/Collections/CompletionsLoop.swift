@@ -16,7 +16,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     typealias Outcome = (offset: Int, result: Result<Element.ResultType, Error>)
     @usableFromInline
-    typealias LoopBatch = Batch<ThrowingLaneWork<Element>, SettleOrder<Element.ResultType>>
+    typealias LoopBatch = Batch<ThrowingLaneWork<Element>, CompletionsSink<Element.ResultType>>
 
     /// The tasks, where their lanes run, and how many at once.
     @usableFromInline
@@ -52,7 +52,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @usableFromInline
     @exclusivity(unchecked)
     var settledOutcomes: UnsafeMutablePointer<Result<Element.ResultType, Error>>?
-    /// The sink's ``SettleOrder/stripe``, once the batch started.
+    /// The sink's ``CompletionsSink/stripe``, once the batch started.
     @usableFromInline
     @exclusivity(unchecked)
     var orderStripe = 0
@@ -77,7 +77,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
     @inlinable
     func next() -> Outcome? {
         if let readOnlyOrder, position &+ 1 < count {
-            let tagged = SettleOrder<Element.ResultType>.entry(position, in: readOnlyOrder, stripe: orderStripe)
+            let tagged = CompletionsSink<Element.ResultType>.entry(position, in: readOnlyOrder, stripe: orderStripe)
                 .pointee.load(ordering: .acquiring)
             if tagged != 0 {
                 position &+= 1
@@ -101,7 +101,7 @@ final class CompletionsLoop<Element: ThrowableTaskType> {
             }
             let batch = Batch(
                 ThrowingLaneWork<Element>.self, tasks: completions.tasks, concurrency: completions.concurrency,
-                sink: SettleOrder<Element.ResultType>(count: count))
+                sink: CompletionsSink<Element.ResultType>(count: count))
             self.batch = batch
             callerLane = batch.start(lanesOn: completions.queue, callerMayRunALane: false)
             settledOutcomes = batch.sink.outcomes

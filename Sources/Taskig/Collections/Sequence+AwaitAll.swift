@@ -82,7 +82,7 @@ extension Sequence where Element: ThrowableTaskType {
         }
         guard !tasks.isEmpty else { return [] }
         if progress != nil || CurrentRun.run?.isCancellable ?? false {
-            let slots = SettledSlots<Element.ResultType>(count: tasks.count)
+            let slots = CancellableResultSlots<Element.ResultType>(count: tasks.count)
             Batch(
                 ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress
             )

@@ -12,16 +12,16 @@ import Dispatch
 /// When the run the loop runs in is cancelled, the tasks that had not settled come out as
 /// failures with ``CancellableTaskError/taskWasCancelled``, in input order, after those that
 /// had.
-public struct TaskCompletions<OneTask: ThrowableTaskType>: Sequence {
+public struct TaskCompletions<Work: ThrowableTaskType>: Sequence {
     @usableFromInline
-    let tasks: [OneTask]
+    let tasks: [Work]
     @usableFromInline
     let queue: DispatchQueue
     @usableFromInline
     let concurrency: Int
 
     @inlinable
-    init(tasks: [OneTask], queue: DispatchQueue, concurrency: Int) {
+    init(tasks: [Work], queue: DispatchQueue, concurrency: Int) {
         self.tasks = tasks
         self.queue = queue
         self.concurrency = concurrency
@@ -37,20 +37,20 @@ public struct TaskCompletions<OneTask: ThrowableTaskType>: Sequence {
     /// Hands out the outcomes of one run of the tasks, in the order they settle.
     public struct Iterator: IteratorProtocol {
         @usableFromInline
-        let loop: CompletionsLoop<OneTask>
+        let loop: CompletionsLoop<Work>
 
         @inlinable
-        init(loop: CompletionsLoop<OneTask>) {
+        init(loop: CompletionsLoop<Work>) {
             self.loop = loop
         }
 
         /// The next task to settle: its position in the input and its outcome; `nil` once
         /// every task has settled. Blocks until one does.
         @inlinable
-        public mutating func next() -> (offset: Int, result: Result<OneTask.ResultType, Error>)? {
+        public mutating func next() -> (offset: Int, result: Result<Work.ResultType, Error>)? {
             loop.next()
         }
     }
 }
 
-extension TaskCompletions: Sendable where OneTask: Sendable {}
+extension TaskCompletions: Sendable where Work: Sendable {}

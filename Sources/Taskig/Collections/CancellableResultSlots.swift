@@ -5,7 +5,7 @@
 /// Lanes still running when the batch is cancelled finish their tasks after the caller has
 /// its outcomes, so slots are written under a lock that the cancellation closes.
 @usableFromInline
-final class SettledSlots<Value>: BatchSink {
+final class CancellableResultSlots<Value>: BatchSink {
     @usableFromInline
     struct State {
         @usableFromInline

@@ -15,7 +15,7 @@ import Synchronization
 /// may still be finishing tasks, and their late outcomes are freed with the sink once the last
 /// lane lets go of the batch.
 @usableFromInline
-final class SettleOrder<Value>: BatchSink {
+final class CompletionsSink<Value>: BatchSink {
     /// Each slot is written once, by the lane that ran its task, before the lane publishes
     /// its index; the loop reads it only after it read that index.
     @usableFromInline
