@@ -25,13 +25,6 @@ enum QueueAffinity {
     @usableFromInline
     static let defaultGlobalQueue = DispatchQueue.global()
 
-    /// `queue` and its kind, unless it is a global queue.
-    @inlinable
-    static func nonGlobal(_ queue: DispatchQueue) -> (queue: DispatchQueue, kind: Kind)? {
-        let kind = kind(of: queue)
-        return kind == .globalConcurrent ? nil : (queue, kind)
-    }
-
     /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way, so that a
     /// task made for it finds its tag (see ``handOff(of:kind:)``).
     @usableFromInline
