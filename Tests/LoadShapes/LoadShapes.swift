@@ -13,6 +13,7 @@ enum LoadShapes {
         "blocking-fifty": blockingFifty,
         "concurrency-five": concurrencyFive,
         "callback-wave": callbackWave,
+        "computing-batch": computingBatch,
         "callbacks-from-tasks": callbacksFromTasks,
         "callbacks-bounded": callbacksBounded,
         "blocking-late": blockingLate,
@@ -123,6 +124,20 @@ enum LoadShapes {
         }.awaitAll(concurrency: 5)
         print("peak-running \(probe.peak)")
         return values == Array(0..<20)
+    }
+
+    /// 300 tasks that each compute for about 2 ms, at the default `concurrency` of 50: lanes
+    /// beyond the cores open only beside lanes that wait, so these stay on about one per core.
+    static func computingBatch() -> Bool {
+        let values = (0..<300).map { i in
+            Task { () -> Int in
+                let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
+                var spins = 0
+                while DispatchTime.now().uptimeNanoseconds < end { spins &+= 1 }
+                return spins > 0 ? i : -1
+            }
+        }.awaitAll()
+        return values == Array(0..<300)
     }
 
     /// 200 tasks that complete through a timer's callback 50 ms later, 200 at a time: a task

@@ -15,15 +15,15 @@ import Synchronization
 /// after it only until other lanes reach them, and tasks that take long start in input order.
 /// No lane ends while another holds a task it has not started.
 ///
-/// Lanes start one per core. More start, up to `concurrency`, when lanes block: at once when
-/// a lane is about to wait for a task's outcome (a callback, a network request), and, for
-/// blocking Taskig cannot see (a `sleep`, a synchronous read), when the batch looks at its
-/// lanes (see ``look(after:)``): a lane that has been inside the same task since the last
-/// look gets one more beside it while fewer lanes than cores move, and when tasks took 50 µs
-/// or more each, every lane starts. The first look comes a millisecond in, and looks come twice as far apart
-/// each time they start no lane, and a millisecond apart again once they do. So short tasks
-/// stay on a few threads, with few wake-ups of Taskig's timer queue, and tasks that block
-/// reach full concurrency within a few milliseconds.
+/// Lanes start one per core. More start, up to `concurrency`, only beside lanes that wait: at
+/// once when a lane is about to wait for a task's outcome (a callback, a network request), and,
+/// for waits Taskig cannot see (a `sleep`, a synchronous read), when the batch looks at its
+/// lanes (see ``look(after:)``): a lane whose thread is blocked, and was on a core for little
+/// of the time since the last look, gets one more beside it. Tasks that compute, however long, stay on
+/// one lane per core. The first look comes a millisecond in, and looks come twice as far apart
+/// each time they start no lane, and a millisecond apart again once they do. So tasks that
+/// compute stay on a few threads, with few wake-ups of Taskig's timer queue, and tasks that
+/// block reach full concurrency within a few milliseconds, the lanes doubling at each look.
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
 /// failure under fail-fast, a race that was won, a cancelled `Progress`, a `completions` loop
@@ -67,19 +67,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// instead of ending (see ``takeTaskHeldByOthers()``).
     @usableFromInline
     let lanesHoldingTasks = Atomic(0)
-    /// When the last look came (uptime in nanoseconds), and how many tasks had been claimed
-    /// then; written only by the looks, which run one after another.
-    @usableFromInline
-    let lastLookTime = Atomic<UInt64>(0)
-    @usableFromInline
-    let claimedAtLastLook = Atomic(0)
-    /// How many tasks lanes have left pending (see ``leavePending(on:)``), and how many had at
-    /// the last look: a lane spends only the time to start such a task, which says nothing of
-    /// how long tasks run.
-    @usableFromInline
-    let leftPending = Atomic(0)
-    @usableFromInline
-    let leftPendingAtLastLook = Atomic(0)
     @usableFromInline
     let finished = CompletionCell<Void>()
     @usableFromInline
@@ -183,7 +170,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                 callerRunsLane && (callerMayRunALane || !mayQueue) ? admitLane(runByCaller: true) : nil
             startLanes(firstLanes - (callerLane == nil ? 0 : 1))
             if concurrency > firstLanes && taskCount > firstLanes {
-                lastLookTime.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 lookAgain(after: CollectionTuning.firstLaneLook)
             }
             return callerLane
@@ -246,11 +232,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// its thread takes it up (see ``runLane(_:)``).
     @inlinable
     func admitLane(runByCaller: Bool = false) -> BatchLane? {
-        roster.withLock { roster in
+        let threadTimes = runByCaller ? ThreadTimes.ofCurrentThread() : nil
+        return roster.withLock { roster in
             guard roster.lanes.count < concurrency, hasTasksToStart,
                 !isOver.load(ordering: .relaxed)
             else { return nil }
             let lane = BatchLane(hasStarted: runByCaller)
+            lane.threadTimes = threadTimes
             roster.lanes.append(lane)
             return lane
         }
@@ -314,8 +302,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// (see ``leavePending(_:at:on:)``) moves the thread on to the lane after it.
     @inlinable
     func runLane(_ lane: BatchLane) {
+        let threadTimes = ThreadTimes.ofCurrentThread()
         let isOnRoster = roster.withLock { roster in
             lane.hasStarted = true
+            lane.threadTimes = threadTimes
             guard roster.lanes.contains(where: { $0 === lane }) else { return false }
             roster.threads += 1
             return true
@@ -427,7 +417,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             leavePending: { [unowned(unsafe) self] cell in
                 guard mayLeavePending, let successor = self.leavePending(on: lane) else { return false }
                 lane.isPending.store(true, ordering: .relaxed)
-                self.leftPending.add(1, ordering: .relaxed)
                 let pending = PendingTask(cell: cell, index: index, lane: lane)
                 if let successor {
                     self.settleWhenComplete(pending)
@@ -634,39 +623,38 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
-    /// started some, twice as late as `last` otherwise; no more once every task has
-    /// started or the batch is over.
+    /// started some or met lanes for the first time, twice as late as `last` otherwise; no more
+    /// once every task has started or the batch is over.
     ///
-    /// A lane that has been inside one task since the last look gets one more lane beside it,
-    /// as long as fewer lanes than cores move. When the lanes took `longTask` or more per task
-    /// since the last look, whether they block (`usleep`, a synchronous read) or compute,
-    /// every lane up to `concurrency` starts: such tasks are what a bound on concurrency is
-    /// for.
+    /// Each lane whose thread is blocked, and was on a core for little of the time since the
+    /// last look (see
+    /// ``BatchLane/isBlockedSinceLastLook(now:times:)``) gets one more lane beside it: its task
+    /// waits, and another task can run meanwhile. Lanes whose tasks compute get none, however
+    /// long their tasks, even when other threads keep them waiting for a core: more lanes than
+    /// cores would only take turns on them. Lanes left pending hold no thread, and are not
+    /// looked at; nor are any once the batch has `concurrency` lanes.
     @usableFromInline
     func look(after last: Double) {
-        let claimed = min(nextIndex.load(ordering: .relaxed), taskCount)
         guard !isOver.load(ordering: .relaxed), finished.completedValue == nil, hasTasksToStart else { return }
-        // Lanes left pending hold no thread and take no time: only the others are looked at.
-        let (lanes, onThreads, stuck) = roster.withLock { roster in
-            (
-                roster.lanes.count, roster.lanes.filter { !$0.isPending.load(ordering: .relaxed) }.count,
-                roster.lanes.filter { $0.isStuckSinceLastLook() }.count
-            )
+        let lanesOnThreads = roster.withLock { roster in
+            roster.lanes.count < concurrency
+                ? roster.lanes.compactMap { lane in
+                    lane.isPending.load(ordering: .relaxed) ? nil : lane.threadTimes.map { (lane, $0) }
+                } : []
         }
         let now = DispatchTime.now().uptimeNanoseconds
-        let elapsed = Double(now &- lastLookTime.exchange(now, ordering: .relaxed)) / 1e9
-        let claimedSince = claimed - claimedAtLastLook.exchange(claimed, ordering: .relaxed)
-        let pending = leftPending.load(ordering: .relaxed)
-        let ranSince = claimedSince - (pending - leftPendingAtLastLook.exchange(pending, ordering: .relaxed))
-        let tasksAreLong =
-            ranSince > 0 && elapsed * Double(onThreads) / Double(ranSince) >= CollectionTuning.longTask
-        // A lane can also look stuck because another thread had its core; lanes are only
-        // added for stuck ones while fewer lanes than cores move.
-        let moving = onThreads - stuck
-        let wanted = tasksAreLong ? concurrency - lanes : max(0, min(stuck, ActiveProcessors.count - moving))
-        startLanes(wanted)
+        var blocked = 0
+        var metForTheFirstTime = false
+        for (lane, times) in lanesOnThreads {
+            switch lane.isBlockedSinceLastLook(now: now, times: times) {
+            case true?: blocked += 1
+            case false?: break
+            case nil: metForTheFirstTime = true
+            }
+        }
+        startLanes(blocked)
         lookAgain(
-            after: wanted > 0
+            after: blocked > 0 || metForTheFirstTime
                 ? CollectionTuning.firstLaneLook : min(2 * last, CollectionTuning.longestTimeBetweenLaneLooks))
     }
 }

@@ -22,9 +22,6 @@ final class BatchLane: Sendable {
     /// went on without it (see ``Batch``). Such a lane is waiting, not stuck, and has no thread.
     @usableFromInline
     let isPending = Atomic(false)
-    /// ``taskBoundaries`` at the batch's last look.
-    @usableFromInline
-    let boundariesAtLastLook = Atomic<UInt>(0)
     /// The tasks the lane claimed and nobody has started yet are `next..<end`. Any lane takes
     /// one by moving `next` on by one with a compare-and-exchange; only this lane sets a new
     /// range, once the old one is empty, `next` first. Both only grow, so a lane that read an
@@ -45,6 +42,15 @@ final class BatchLane: Sendable {
     /// and by the lane when its thread takes it up. Only used under the batch's roster lock.
     @usableFromInline
     nonisolated(unsafe) var hasStarted: Bool
+    /// How the thread running the lane spends its time: set with ``hasStarted``, under the
+    /// batch's roster lock, when a thread takes the lane up.
+    @usableFromInline
+    nonisolated(unsafe) var threadTimes: ThreadTimes?
+    /// The thread's time on a core, and the wall clock (uptime in nanoseconds), when the batch
+    /// last looked at the lane; only the looks use them, and they run one after another (see
+    /// ``Batch/look(after:)``).
+    @usableFromInline
+    nonisolated(unsafe) var lastLook: (onCore: UInt64, wall: UInt64)?
 
     /// A lane that `hasStarted` when the caller runs it on its own thread.
     @usableFromInline
@@ -124,12 +130,15 @@ final class BatchLane: Sendable {
         Int(taskBoundaries.load(ordering: .relaxed) / 2)
     }
 
-    /// Whether the lane has been inside the same task since the batch's last look: then it
-    /// is blocked or busy with a long task, and other tasks could use another lane.
+    /// Whether the lane's thread is blocked (in a sleep, a synchronous read, a wait for a
+    /// callback) and was on a core for only a small share of the time since the batch's last
+    /// look at the lane, read at `now`; `nil` at the first look, or once its thread has ended.
     @usableFromInline
-    func isStuckSinceLastLook() -> Bool {
-        let now = taskBoundaries.load(ordering: .relaxed)
-        let before = boundariesAtLastLook.exchange(now, ordering: .relaxed)
-        return now & 1 == 1 && now == before && !isPending.load(ordering: .relaxed)
+    func isBlockedSinceLastLook(now: UInt64, times: ThreadTimes) -> Bool? {
+        guard let reading = times.sample() else { return nil }
+        defer { lastLook = (reading.onCore, now) }
+        guard let last = lastLook, now > last.wall else { return nil }
+        return reading.isBlocked
+            && Double(reading.onCore &- last.onCore) < CollectionTuning.blockedLaneCoreShare * Double(now - last.wall)
     }
 }

@@ -2,7 +2,7 @@
 /// that justifies it (Benchmarks/README.md lists the rows).
 @usableFromInline
 enum CollectionTuning {
-    /// How long after the start a batch first looks at its lanes for ones stuck in a task:
+    /// How long after the start a batch first looks at its lanes for ones that wait:
     /// lanes of tasks that block (a `sleep`, a synchronous read) reach full concurrency within a
     /// few milliseconds. Row 4 (400 × 20 ms sleeps at concurrency 50 in 8 waves) and
     /// LoadShapeTests' `blocking-late`.
@@ -10,15 +10,18 @@ enum CollectionTuning {
     static var firstLaneLook: Double { 0.001 }
 
     /// The longest time between two looks at the lanes; looks that start no lane come twice as
-    /// far apart each time, so that short tasks wake Taskig's timer queue rarely. Row 2 (100k
+    /// far apart each time, so that tasks that compute wake Taskig's timer queue rarely. Row 2 (100k
     /// trivial tasks: no look finds work for another lane) and LoadShapeTests' `stuck-then-quick`.
     @usableFromInline
     static var longestTimeBetweenLaneLooks: Double { 0.064 }
 
-    /// Tasks that take at least this long each, on average, are worth a lane each: about what
-    /// starting a lane costs, a thread's wake-up. Rows 3 and 4.
+    /// A lane whose thread is blocked at a look, and was on a core for less than this share of
+    /// the time since the last one, gets another lane beside it: a lane that sleeps or reads
+    /// is on a core for almost none of it. A lane that computes and blocks only briefly (a
+    /// lock, an allocation's page fault) is on a core for most of it. Rows 4 and 15 (CPU-bound
+    /// batches at the default `concurrency`), and LoadShapeTests' `computing-batch`.
     @usableFromInline
-    static var longTask: Double { 0.000_05 }
+    static var blockedLaneCoreShare: Double { 0.25 }
 
     /// The most tasks a lane claims at once: few enough that a lane never keeps many tasks from
     /// the others, enough that lanes rarely meet on the batch's counter and that the outcomes
