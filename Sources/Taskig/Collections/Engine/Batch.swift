@@ -5,15 +5,9 @@ import Synchronization
 /// One collection wait (`awaitAll`, `awaitFirst`, …): runs its tasks on lanes, at most
 /// `concurrency` at once, and releases its caller once the outcome is known.
 ///
-/// A lane (``BatchLane``) is a loop on one thread that takes the next task in input order,
-/// runs it to completion in place when its queue allows, and records its outcome in the
-/// ``BatchSink``. Lanes claim tasks from the batch's counter one at a time while tasks take
-/// long, and in runs of up to ``CollectionTuning/largestClaim`` while they end within microseconds,
-/// so that lanes of trivial tasks rarely meet on the counter. A lane whose last task took long,
-/// and any lane once the counter has no task left, first takes the tasks that other lanes
-/// claimed and have not started: a task that blocks holds back the tasks its lane claimed
-/// after it only until other lanes reach them, and tasks that take long start in input order.
-/// No lane ends while another holds a task it has not started.
+/// A lane (``BatchLane``) is a loop on one thread that takes the next task in input order
+/// (see ``BatchClaims``), runs it to completion in place when its queue allows, and records
+/// its outcome in the ``BatchSink``.
 ///
 /// Lanes start one per core. More start, up to `concurrency`, only beside lanes that wait: at
 /// once when a lane is about to wait for a task's outcome (a callback, a network request), and,
@@ -29,12 +23,12 @@ import Synchronization
 /// failure under fail-fast, a race that was won, a cancelled `Progress`, a `completions` loop
 /// left early) cancels the runs still going, and cancelling it (its parent run) ends it.
 ///
-/// Synchronization: the tasks never change; claims go through `nextIndex`, then through the
-/// claiming lane's range (see ``BatchLane/takeClaimed()``); each lane writes only its own
-/// counters; the roster of lanes sits behind its lock; the sink synchronizes
-/// its own outcomes. A lane that runs out of tasks leaves the roster and adds its count to
-/// `settledByEndedLanes` in one step, under the roster's lock; once that count is the number
-/// of tasks, the last lane to end finishes the batch (see ``endLane(_:)``).
+/// The batch is the storage of a ``BatchState``, which decides what happens once per lane or
+/// once per batch (admitting a lane, a thread taking one up or leaving, a lane's end, the
+/// batch's early end) and says what to do; the batch does it outside the state's lock. What
+/// happens once per task stays lock-free: claims go through ``BatchClaims``, each lane writes
+/// only its own counters, and the sink synchronizes its own outcomes. The tasks never change
+/// while lanes read them.
 @usableFromInline
 final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome == Work.Outcome {
     /// Read by lanes on other threads: running a task's work away from the caller is what a
@@ -55,22 +49,13 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// The batch's run, when something can cancel it; the parent of the tasks' runs.
     @usableFromInline
     let run: Run?
-    @usableFromInline
-    let nextIndex = Atomic(0)
-    @usableFromInline
-    let isOver = Atomic(false)
-    @usableFromInline
-    let settledByEndedLanes = Atomic(0)
-    /// How many lanes hold claimed tasks that nobody has started (see ``BatchLane/hold(_:)``),
-    /// or are about to: a lane counts itself before it claims more than one task, so that a
-    /// lane that finds the counter spent and no task held waits for its run to appear
-    /// instead of ending (see ``takeTaskHeldByOthers()``).
-    @usableFromInline
-    let lanesHoldingTasks = Atomic(0)
+    /// Released once the batch is over: every task settled, or it ended early.
     @usableFromInline
     let finished = CompletionCell<Void>()
     @usableFromInline
-    let roster = LockedState(Roster())
+    let roster: LockedState<BatchState>
+    @usableFromInline
+    let claims: BatchClaims
     /// Where lanes after the first run; set once by ``runAndWait(lanesOn:)``.
     @usableFromInline
     let placement = LockedState(LanePlacement.workers(mayQueue: true))
@@ -83,21 +68,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// Where the batch reports the tasks that settle, when its caller passed a `Progress`.
     @usableFromInline
     let progress: BatchProgress?
-
-    /// The lanes running or about to run.
-    @usableFromInline
-    struct Roster {
-        @usableFromInline
-        var lanes: [BatchLane] = []
-        /// How many threads run lanes now. A task left pending that settles frees a slot, for
-        /// which it starts a lane only when no thread runs one: a running lane takes the slot
-        /// itself, and more lanes would only take more of the pool's threads.
-        @usableFromInline
-        var threads = 0
-
-        @inlinable
-        init() {}
-    }
 
     /// Where the lanes a batch starts run.
     @usableFromInline
@@ -116,6 +86,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         self.tasks = tasks
         taskCount = tasks.count
         self.concurrency = concurrency
+        roster = LockedState(BatchState(taskCount: tasks.count, concurrency: concurrency))
+        claims = BatchClaims(taskCount: tasks.count, roster: roster)
         self.sink = sink
         self.progress = progress.map(BatchProgress.init)
         let parent = CurrentRun.run
@@ -188,8 +160,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// How many tasks settled so far: each lane counts its own (see ``BatchLane``).
     @usableFromInline
     var settledCount: Int {
-        roster.withLock { roster in
-            roster.lanes.reduce(settledByEndedLanes.load(ordering: .acquiring)) { $0 + $1.settledCount }
+        roster.withLock { state in
+            state.lanes.reduce(state.settledByEndedLanes) { $0 + $1.settledCount }
         }
     }
 
@@ -232,23 +204,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// its thread takes it up (see ``runLane(_:)``).
     @inlinable
     func admitLane(runByCaller: Bool = false) -> BatchLane? {
-        let threadTimes = runByCaller ? ThreadTimes.ofCurrentThread() : nil
-        return roster.withLock { roster in
-            guard roster.lanes.count < concurrency, hasTasksToStart,
-                !isOver.load(ordering: .relaxed)
-            else { return nil }
-            let lane = BatchLane(hasStarted: runByCaller)
-            lane.threadTimes = threadTimes
-            roster.lanes.append(lane)
-            return lane
-        }
-    }
-
-    /// Whether a task may be left that no lane has started: one the batch has not handed out,
-    /// or one that a lane claimed and has not started.
-    @inlinable
-    var hasTasksToStart: Bool {
-        nextIndex.load(ordering: .relaxed) < taskCount || lanesHoldingTasks.load(ordering: .relaxed) > 0
+        let lane = BatchLane(hasStarted: runByCaller)
+        lane.threadTimes = runByCaller ? ThreadTimes.ofCurrentThread() : nil
+        return roster.withLock { $0.admit(lane, hasTasksToStart: claims.hasTasksToStart) } ? lane : nil
     }
 
     /// Starts up to `count` more lanes where ``placement`` says.
@@ -294,7 +252,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
 
     @inlinable
     func removeLane(_ lane: BatchLane) {
-        roster.withLock { roster in roster.lanes.removeAll { $0 === lane } }
+        roster.withLock { $0.withdraw(lane) }
     }
 
     /// Runs `lane` until no task is left for it or the batch is over; a lane let go before its
@@ -303,12 +261,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func runLane(_ lane: BatchLane) {
         let threadTimes = ThreadTimes.ofCurrentThread()
-        let isOnRoster = roster.withLock { roster in
-            lane.hasStarted = true
+        let isOnRoster = roster.withLock { state in
             lane.threadTimes = threadTimes
-            guard roster.lanes.contains(where: { $0 === lane }) else { return false }
-            roster.threads += 1
-            return true
+            return state.threadTakesUp(lane)
         }
         guard isOnRoster else { return }
         // One frame for the lanes' whole life; between tasks only its task changes.
@@ -327,19 +282,11 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                 }
             }
         }
+        if roster.withLock({ $0.threadLeaves() }) { startLanes(1) }
         switch last {
         case .noneLeft(let lane):
-            roster.withLock { $0.threads -= 1 }
             endLane(lane)
         case .leftLast(let pending):
-            // A slot that came free meanwhile found this thread still running: it starts the
-            // lane for it now.
-            if roster.withLock({ roster in
-                roster.threads -= 1
-                return roster.threads == 0 && roster.lanes.count < concurrency
-            }) {
-                startLanes(1)
-            }
             settleWhenComplete(pending)
         case .settled, .movedOn:
             preconditionFailure("BUG IN TASKIG: a lane stopped with tasks left")
@@ -407,7 +354,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>,
         mayLeavePending: Bool
     ) -> TaskStep {
-        guard !isOver.load(ordering: .relaxed), let index = nextTask(for: lane) else { return .noneLeft(lane) }
+        guard let index = claims.nextTask(for: lane) else { return .noneLeft(lane) }
         lane.enterTask()
         var step = TaskStep.settled
         // The lane's caller holds the batch: capturing it strongly would make both lanes write
@@ -447,8 +394,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func leavePending(on lane: BatchLane) -> BatchLane?? {
         let successor = admitLane(runByCaller: true)
-        if successor == nil && hasTasksToStart && !lanesAlwaysStart { return nil }
-        if let successor { takeOver(claimedBy: lane, for: successor) }
+        if successor == nil && claims.hasTasksToStart && !lanesAlwaysStart { return nil }
+        if let successor { claims.takeOver(claimedBy: lane, for: successor) }
         return .some(successor)
     }
 
@@ -456,19 +403,6 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     @inlinable
     func settleWhenComplete(_ pending: PendingTask) {
         pending.cell.whenComplete { outcome in self.settlePending(outcome, at: pending.index, on: pending.lane) }
-    }
-
-    /// Gives `successor`, a lane just admitted, the tasks `lane` claimed and has not started,
-    /// so that none is lost when `lane` ends with its pending task.
-    @inlinable
-    func takeOver(claimedBy lane: BatchLane, for successor: BatchLane) {
-        // Counted first, so that the count of lanes holding tasks never dips to zero meanwhile.
-        lanesHoldingTasks.add(1, ordering: .relaxed)
-        if let claimed = lane.takeAllClaimed() {
-            successor.hold(claimed)
-        }
-        // Either `lane` no longer holds its range, or `successor` holds nothing.
-        lanesHoldingTasks.subtract(1, ordering: .relaxed)
     }
 
     /// Records the outcome of a task left pending on `lane`, which then ends; the lane it
@@ -490,102 +424,20 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
             return
         }
         endLane(lane)
-        if roster.withLock({ $0.threads == 0 }) { startLanes(1) }
     }
 
-    /// The index of the task `lane` runs next: one it claimed, one another lane claimed and
-    /// has not started (when `lane` is claiming one task at a time, and when the batch has
-    /// none left to hand out), or one claimed now; `nil` when no task is left to start.
-    @inlinable
-    @inline(__always)
-    func nextTask(for lane: BatchLane) -> Int? {
-        if let index = takeClaimed(from: lane) { return index }
-        // Acquiring, as the claim below: a lane that finds the counter spent sees every lane
-        // that counted itself in `lanesHoldingTasks` before its claim.
-        guard nextIndex.load(ordering: .acquiring) < taskCount else { return takeTaskHeldByOthers() }
-        let size = lane.nextClaimSize()
-        if size == 1 && lanesHoldingTasks.load(ordering: .relaxed) > 0, let index = takeClaimedByOthers() {
-            return index
-        }
-        if size > 1 { lanesHoldingTasks.add(1, ordering: .relaxed) }
-        let first = nextIndex.wrappingAdd(size, ordering: .acquiringAndReleasing).oldValue
-        if size > 1 {
-            if first + 1 < taskCount {
-                lane.hold(first + 1..<min(first + size, taskCount))
-            } else {
-                lanesHoldingTasks.subtract(1, ordering: .relaxed)
-            }
-        }
-        return first < taskCount ? first : takeTaskHeldByOthers()
-    }
-
-    /// Takes the first of `lane`'s claimed tasks that nobody has started; the lane that takes a
-    /// range's last task no longer counts its holder in `lanesHoldingTasks`.
-    @inlinable
-    @inline(__always)
-    func takeClaimed(from lane: BatchLane) -> Int? {
-        guard let (index, wasLast) = lane.takeClaimed() else { return nil }
-        if wasLast { lanesHoldingTasks.subtract(1, ordering: .relaxed) }
-        return index
-    }
-
-    /// Once the batch has handed out every task: takes a task that another lane claimed and
-    /// has not started; `nil` once no lane holds one, or the batch is over.
-    @inlinable
-    @inline(never)
-    func takeTaskHeldByOthers() -> Int? {
-        while true {
-            if let index = takeClaimedByOthers() { return index }
-            guard lanesHoldingTasks.load(ordering: .acquiring) > 0, !isOver.load(ordering: .relaxed) else {
-                return nil
-            }
-            // A lane has claimed its last run and not shown it yet, or has taken its last
-            // task and not said so yet: either is a few instructions away.
-            sched_yield()
-        }
-    }
-
-    /// Takes the first task, in input order, that another lane claimed and has not started.
-    @inlinable
-    @inline(never)
-    func takeClaimedByOthers() -> Int? {
-        roster.withLock { roster in
-            // Each pass that takes nothing found a task that another lane took meanwhile.
-            while true {
-                var holder: BatchLane?
-                var first = Int.max
-                for lane in roster.lanes {
-                    if let claimed = lane.firstClaimedTask, claimed < first {
-                        (holder, first) = (lane, claimed)
-                    }
-                }
-                guard let holder else { return nil }
-                if let index = takeClaimed(from: holder) { return index }
-            }
-        }
-    }
-
-    /// Takes `lane` off the roster and adds what it settled to the batch's count. Once every
-    /// task has settled, the last lane to end finishes the batch, and from then on no lane
-    /// reads the tasks (see ``takeTasksOnceSettled()``).
-    ///
-    /// Lanes that have started are only leaving their loops by then; lanes whose thread has
-    /// not taken them up yet (a worker may be long in coming, past the pool's limit) are let
-    /// go instead of waited for, and do nothing when their thread comes.
+    /// Takes `lane` off the roster and adds what it settled to the batch's count (see
+    /// ``BatchState/end(_:settled:)``): the last lane to end once every task has settled
+    /// releases the caller, and from then on no lane reads the tasks (see
+    /// ``takeTasksOnceSettled()``); a lane whose slot no running thread will take starts
+    /// another.
     @inlinable
     func endLane(_ lane: BatchLane) {
         let settled = lane.settledCount
-        // In one step with the removal, so that ``settledCount`` never misses the lane's tasks.
-        let isLast = roster.withLock { roster in
-            roster.lanes.removeAll { $0 === lane }
-            let settledByAll = settledByEndedLanes.wrappingAdd(settled, ordering: .acquiringAndReleasing).newValue
-            // No lane is admitted once every task has settled.
-            guard settledByAll == taskCount else { return false }
-            roster.lanes.removeAll { !$0.hasStarted }
-            return roster.lanes.isEmpty
-        }
-        if isLast {
-            finished.complete(with: ())
+        switch roster.withLock({ $0.end(lane, settled: settled) }) {
+        case .none: break
+        case .startLane: startLanes(1)
+        case .releaseCaller: finished.complete(with: ())
         }
     }
 
@@ -598,8 +450,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// rather than on a lane's thread at the same time as the caller's next work.
     @inlinable
     func takeTasksOnceSettled() -> [Work.Element] {
-        roster.withLock { roster in
-            guard settledByEndedLanes.load(ordering: .acquiring) == taskCount, roster.lanes.isEmpty else { return [] }
+        roster.withLock { state in
+            guard state.mayLetGoOfTasks else { return [] }
             defer { tasks = [] }
             return tasks
         }
@@ -609,7 +461,8 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// going are cancelled, and the caller is released.
     @inlinable
     func end(cancelled: Bool) {
-        guard !isOver.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard roster.withLock({ $0.endEarly() }) else { return }
+        claims.isOver.store(true, ordering: .relaxed)
         if cancelled { sink.recordCancellation() }
         // Before the caller is released: once it is, it closes the run.
         run?.cancel()
@@ -635,10 +488,10 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// looked at; nor are any once the batch has `concurrency` lanes.
     @usableFromInline
     func look(after last: Double) {
-        guard !isOver.load(ordering: .relaxed), finished.completedValue == nil, hasTasksToStart else { return }
-        let lanesOnThreads = roster.withLock { roster in
-            roster.lanes.count < concurrency
-                ? roster.lanes.compactMap { lane in
+        guard finished.completedValue == nil, claims.hasTasksToStart else { return }
+        let lanesOnThreads = roster.withLock { state in
+            state.lanes.count < concurrency
+                ? state.lanes.compactMap { lane in
                     lane.isPending.load(ordering: .relaxed) ? nil : lane.threadTimes.map { (lane, $0) }
                 } : []
         }
