@@ -111,7 +111,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Starts the lanes and returns the lane the caller runs itself, if any: every task,
-    /// one after the other, when the caller must run them in place (see ``placement(lanesOn:tasks:run:)``);
+    /// one after the other, when the caller must run them in place (see ``placement(lanesOn:tasks:mayEndEarly:)``);
     /// one lane beside the others where that helps, when `callerMayRunALane`; and one lane in
     /// any case when the caller is a worker itself (a nested wait), whose other lanes start
     /// only while the pool has a thread for them: then only the caller's lane is sure to run.
@@ -126,7 +126,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         // once closed; nothing holds the batch weakly, which would slow every count of its
         // references.
         progress?.begin(taskCount: taskCount, countSettled: { self.settledCount }, cancel: { [run] in run?.cancel() })
-        let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, run: run)
+        let (lanePlacement, callerRunsLane) = Self.placement(lanesOn: queue, tasks: tasks, mayEndEarly: mayEndEarly)
         placement.withLock { $0 = lanePlacement }
         let firstLanes = min(concurrency, taskCount, ActiveProcessors.count)
         switch lanePlacement {
@@ -176,7 +176,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// while it waits (see ``QueueHandOff``).
     @inlinable
     static func placement(
-        lanesOn queue: DispatchQueue, tasks: [Work.Element], run: Run?
+        lanesOn queue: DispatchQueue, tasks: [Work.Element], mayEndEarly: Bool
     ) -> (LanePlacement, callerRunsLane: Bool) {
         let kind = QueueAffinity.kind(of: queue)
         if kind != .globalConcurrent {
@@ -185,7 +185,16 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         if MainThread.isCurrent { return (.workers(mayQueue: true), false) }
         if someTaskRunsOnlyOnTheCaller(tasks) { return (.callerOnly, true) }
         if WorkerThread.isCurrent { return (.workers(mayQueue: false), true) }
-        return (.workers(mayQueue: true), !(run?.isCancellable ?? false))
+        return (.workers(mayQueue: true), !mayEndEarly)
+    }
+
+    /// Whether something can end the batch before every task settled: its sink (a failure
+    /// under fail-fast, a race won, a `completions` loop left early), a `Progress`, or the
+    /// cancellation of the run the wait is part of. Then the batch has a run that can be
+    /// cancelled.
+    @inlinable
+    var mayEndEarly: Bool {
+        run?.isCancellable ?? false
     }
 
     /// Whether the work of one of `tasks` is bound for a serial queue the caller holds. Only a
