@@ -14,6 +14,8 @@ enum LoadShapes {
         "concurrency-five": concurrencyFive,
         "callback-wave": callbackWave,
         "computing-batch": computingBatch,
+        "computing-beside-one-blocked": computingBesideOneBlocked,
+        "computing-completions-slow-body": computingCompletionsWithASlowBody,
         "callbacks-from-tasks": callbacksFromTasks,
         "callbacks-bounded": callbacksBounded,
         "blocking-late": blockingLate,
@@ -129,15 +131,45 @@ enum LoadShapes {
     /// 300 tasks that each compute for about 2 ms, at the default `concurrency` of 50: lanes
     /// beyond the cores open only beside lanes that wait, so these stay on about one per core.
     static func computingBatch() -> Bool {
-        let values = (0..<300).map { i in
+        let values = (0..<300).map { i in Task { compute(for: 0.002, returning: i) } }.awaitAll()
+        return values == Array(0..<300)
+    }
+
+    /// 300 tasks that compute for 2 ms each beside one that sleeps for 300 ms, at the default
+    /// `concurrency`: the sleeping task's lane gets one lane beside it, once, not one at every
+    /// look while it sleeps.
+    static func computingBesideOneBlocked() -> Bool {
+        let values = (0..<301).map { i in
             Task { () -> Int in
-                let end = DispatchTime.now().uptimeNanoseconds + 2_000_000
-                var spins = 0
-                while DispatchTime.now().uptimeNanoseconds < end { spins &+= 1 }
-                return spins > 0 ? i : -1
+                if i == 0 { usleep(300_000) } else { return compute(for: 0.002, returning: i) }
+                return i
             }
         }.awaitAll()
-        return values == Array(0..<300)
+        return values == Array(0..<301)
+    }
+
+    /// A `completions` loop over 60 tasks that compute for 2 ms each, inside a task, whose body
+    /// sleeps 5 ms per outcome: the caller's lane blocks between tasks, in the loop's body,
+    /// which is not a task that waits.
+    static func computingCompletionsWithASlowBody() -> Bool {
+        let tasks = (0..<60).map { i in ThrowableTask { compute(for: 0.002, returning: i) } }
+        let seen = try? ThrowableTask { () -> [Int] in
+            var seen: [Int] = []
+            for (_, result) in tasks.completions() {
+                seen.append(try result.get())
+                usleep(5_000)
+            }
+            return seen
+        }.await()
+        return seen?.sorted() == Array(0..<60)
+    }
+
+    /// Computes (reads the clock in a loop) for `seconds`, then returns `value`.
+    static func compute(for seconds: Double, returning value: Int) -> Int {
+        let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
+        var spins = 0
+        while DispatchTime.now().uptimeNanoseconds < end { spins &+= 1 }
+        return spins > 0 ? value : -1
     }
 
     /// 200 tasks that complete through a timer's callback 50 ms later, 200 at a time: a task

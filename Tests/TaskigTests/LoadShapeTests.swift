@@ -58,10 +58,11 @@ import Testing
         #expect(taskigThreads <= 8, "\(output)")
     }
 
-    @Test func tasksThatComputeStayOnAboutOneLanePerCore() async throws {
-        let output = try await run("computing-batch")
-        // Two cores; a loaded machine may leave a computing lane so little of a core that it
-        // looks like one that waits, but never all fifty.
+    @Test(arguments: ["computing-batch", "computing-beside-one-blocked", "computing-completions-slow-body"])
+    func tasksThatComputeStayOnAboutOneLanePerCore(shape: String) async throws {
+        let output = try await run(shape)
+        // Two cores, plus a lane beside one that sleeps; never the fifty lanes that
+        // `concurrency` allows.
         let taskigThreads = try #require(measurement("peak-taskig-threads", in: output))
         #expect(taskigThreads <= 8, "\(output)")
     }

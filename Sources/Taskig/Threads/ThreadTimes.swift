@@ -14,7 +14,7 @@
 /// not beside lanes that compute, however long their tasks, nor beside lanes that only wait
 /// for a core on a loaded machine, which are ready to run.
 @usableFromInline
-struct ThreadTimes: Sendable {
+struct ThreadTimes: Sendable, Equatable {
     /// Nanoseconds on a core so far, and whether the thread is blocked now; where the system
     /// does not say (a Linux without `/proc`), it counts as blocked, and only the time on a
     /// core tells.
@@ -87,7 +87,7 @@ struct ThreadTimes: Sendable {
             guard file >= 0 else { return nil }
             defer { close(file) }
             var bytes = [UInt8](repeating: 0, count: 128)
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(file, $0.baseAddress, $0.count) }
+            let count = bytes.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
             // `tid (name) state …`, where the name may hold spaces and parentheses.
             guard count > 0, let nameEnd = bytes[..<count].lastIndex(of: UInt8(ascii: ")")), nameEnd + 2 < count
             else { return nil }

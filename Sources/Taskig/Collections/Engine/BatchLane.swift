@@ -46,11 +46,25 @@ final class BatchLane: Sendable {
     /// batch's roster lock, when a thread takes the lane up.
     @usableFromInline
     nonisolated(unsafe) var threadTimes: ThreadTimes?
-    /// The thread's time on a core, and the wall clock (uptime in nanoseconds), when the batch
-    /// last looked at the lane; only the looks use them, and they run one after another (see
-    /// ``Batch/look(after:)``).
+    /// What the batch's last look at the lane saw, and ``taskBoundaries`` when a look last gave
+    /// the lane another beside it: only the looks use them, and they run one after another
+    /// (see ``Batch/look(after:)``).
     @usableFromInline
-    nonisolated(unsafe) var lastLook: (onCore: UInt64, wall: UInt64)?
+    nonisolated(unsafe) var lastLook: Look?
+    @usableFromInline
+    nonisolated(unsafe) var boundariesWhenHelped = UInt.max
+
+    /// A look at the lane's thread: which thread, its time on a core, and the wall clock
+    /// (uptime in nanoseconds).
+    @usableFromInline
+    struct Look {
+        @usableFromInline
+        let times: ThreadTimes
+        @usableFromInline
+        let onCore: UInt64
+        @usableFromInline
+        let wall: UInt64
+    }
 
     /// A lane that `hasStarted` when the caller runs it on its own thread.
     @usableFromInline
@@ -130,15 +144,27 @@ final class BatchLane: Sendable {
         Int(taskBoundaries.load(ordering: .relaxed) / 2)
     }
 
-    /// Whether the lane's thread is blocked (in a sleep, a synchronous read, a wait for a
-    /// callback) and was on a core for only a small share of the time since the batch's last
-    /// look at the lane, read at `now`; `nil` at the first look, or once its thread has ended.
+    /// Whether the lane should get one more lane beside it, from a look at `now` at its thread
+    /// (`times`): it is inside a task, its thread is blocked now (in a sleep, a synchronous
+    /// read, a semaphore), and it was on a core for less than
+    /// ``CollectionTuning/blockedLaneCoreShare`` of the time since the last look, when that
+    /// look saw the same thread. Once per task: a task that blocks for long gets one lane beside
+    /// it, not one at every look.
     @usableFromInline
-    func isBlockedSinceLastLook(now: UInt64, times: ThreadTimes) -> Bool? {
-        guard let reading = times.sample() else { return nil }
-        defer { lastLook = (reading.onCore, now) }
-        guard let last = lastLook, now > last.wall else { return nil }
-        return reading.isBlocked
-            && Double(reading.onCore &- last.onCore) < CollectionTuning.blockedLaneCoreShare * Double(now - last.wall)
+    func needsAnotherLane(now: UInt64, times: ThreadTimes) -> Bool {
+        let boundaries = taskBoundaries.load(ordering: .relaxed)
+        guard let reading = times.sample() else { return false }
+        let previous = lastLook
+        lastLook = Look(times: times, onCore: reading.onCore, wall: now)
+        // Between tasks the thread runs the caller's code, a `completions` loop's body, say.
+        guard boundaries & 1 == 1, boundaries != boundariesWhenHelped, reading.isBlocked else { return false }
+        if let previous, previous.times == times, now > previous.wall,
+            Double(reading.onCore &- previous.onCore)
+                >= CollectionTuning.blockedLaneCoreShare * Double(now - previous.wall)
+        {
+            return false
+        }
+        boundariesWhenHelped = boundaries
+        return true
     }
 }
