@@ -23,6 +23,7 @@ if arguments.first == "child" {
     case "nested-dispatch": childNestedDispatch(outer: Int(rest[0])!, timeout: Double(rest[1])!)
     case "await-first": childAwaitFirst()
     case "memory": childMemory(count: Int(rest[0])!, concurrency: Int(rest[1])!)
+    case "memory-throwable": childThrowableMemory(count: Int(rest[0])!)
     case "timeout-storm-taskig": childTimeoutStormTaskig()
     case "timeout-storm-dispatch": childTimeoutStormDispatch()
     case "start-storm-taskig": childStartStormTaskig()
