@@ -95,7 +95,10 @@ if rows.contains(6) { runMemoryRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(7) { runMapChainRow(into: table, repetitions: repetitions) }
 if rows.contains(8) { runFutureFanOutRow(into: table, repetitions: repetitions) }
 if rows.contains(9) { runLoopbackHTTPRow(into: table, repetitions: quick ? 3 : 5) }
-if rows.contains(10) { runWhatUsersPayRow(into: table, repetitions: repetitions) }
+if rows.contains(10) {
+    runWhatUsersPayRow(into: table, repetitions: repetitions)
+    runAwaitAllOwnCostRow(into: table, repetitions: repetitions)
+}
 if rows.contains(11) { runThreadBoundRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) }
 if rows.contains(13) {
