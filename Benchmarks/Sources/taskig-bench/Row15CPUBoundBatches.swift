@@ -14,15 +14,17 @@ let batchesPerProcess = 3
 
 /// Runs `batch` once at a tenth of its size (Taskig's workers and Dispatch's pool started,
 /// the code paged in), then `batchesPerProcess` times with the thread count sampled; reports
-/// the median seconds of a batch and the process's thread peak, and the most Taskig workers
-/// seen at the peak.
+/// the median seconds of a batch, the process's thread peak, and how many Taskig workers are
+/// alive right after the last batch (idle ones retire only later). The workers are counted
+/// once, not by the sampler: naming every thread at each sample at the peak reads a file per
+/// thread every millisecond, which would take CPU time from the batch with the most threads.
 func reportSampledBatches(warmUp: () -> Void, batch: () -> Double) {
     warmUp()
-    let sampler = ThreadSampler(countsTaskigWorkers: true)
+    let sampler = ThreadSampler()
     let times = (0..<batchesPerProcess).map { _ in batch() }
+    let peak = sampler.stop()
     Child.report([
-        "seconds": median(times), "peakThreads": Double(sampler.stop()),
-        "peakTaskigWorkers": Double(sampler.peakTaskigWorkers),
+        "seconds": median(times), "peakThreads": Double(peak), "taskigWorkers": Double(currentTaskigWorkerCount()),
     ])
 }
 
@@ -80,11 +82,11 @@ struct SidesCompared {
         }
     }
 
-    /// "512 ms (505–530 ms), peak 56 threads (51 Taskig workers)" for one side.
+    /// "512 ms (505 ms–530 ms), peak 56 threads (51 Taskig workers)" for one side.
     func summary(_ side: BatchSide) -> String {
         let runs = side == .taskig ? taskig : perform
         let times = runs.map { $0["seconds"]! }
-        let workers = runs.map { $0["peakTaskigWorkers"]! }.max()!
+        let workers = runs.map { $0["taskigWorkers"]! }.max()!
         return
             "\(formatDuration(median(times))) (\(formatDuration(times.min()!))–\(formatDuration(times.max()!))), peak \(Int(runs.map { $0["peakThreads"]! }.max()!)) threads"
             + (workers > 0 ? " (\(Int(workers)) Taskig workers)" : "")
