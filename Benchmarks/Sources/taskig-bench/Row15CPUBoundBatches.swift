@@ -4,10 +4,10 @@ import Foundation
 
 // Row 15 (issue 21): CPU-bound batches at the default `concurrency`, as a new user writes
 // them (ClientShapes, Swift 5 mode), each next to `DispatchQueue.concurrentPerform` over the
-// same work. `concurrency` is a bound, not a target: on 2 cores, lanes beyond the cores give
-// work that computes nothing but contention, and each holds its task's memory. Each side runs
-// in fresh processes, taking turns, so that the thread peak is the batch's own and the
-// machine's noise falls on both alike.
+// same work. `concurrency` is a bound, not a target: to work that computes, lanes beyond the
+// cores add only contention, and each holds its task's memory. Each side runs in fresh
+// processes, taking turns, so that the thread peak is the batch's own and the machine's noise
+// falls on both alike.
 
 /// How many batches a process runs after its warm-up: their median is the process's figure.
 let batchesPerProcess = 3
@@ -17,9 +17,9 @@ let batchesPerProcess = 3
 /// the median seconds of a batch, the process's CPU time and context switches per batch
 /// (which other load on the machine moves less than the wall time), the process's thread peak,
 /// and how many Taskig workers are alive right after the last batch (idle ones retire only
-/// later). The workers are counted
-/// once, not by the sampler: naming every thread at each sample at the peak reads a file per
-/// thread every millisecond, which would take CPU time from the batch with the most threads.
+/// later). The workers are counted once, not by the sampler: naming every thread at each
+/// sample at the peak reads a file per thread every millisecond, which would take CPU time
+/// from the batch with the most threads.
 func reportSampledBatches(warmUp: () -> Void, batch: () -> Double) {
     warmUp()
     let sampler = ThreadSampler()
