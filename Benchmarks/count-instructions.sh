@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Counts instructions (valgrind --tool=callgrind) and heap allocations (valgrind --tool=dhat)
 # per item for each of issue 12's client shapes and their baselines, for the shapes of rows
-# 1, 2 and 8, then for issue 13's (row 12) and their baseline, and for issue 19's stored-task
-# wait (row 13a) and its fresh-task baseline (rows 3–6 and 9 spend their time sleeping,
-# waiting for threads or on I/O, which instruction counts do not see). Counts are the same on
+# 1, 2 and 8, then for issue 13's (row 12) and their baseline, for issue 19's stored-task
+# wait (row 13a) and its fresh-task baseline, and for issue 21's row 10a (rows 3–6 and 9
+# spend their time sleeping, waiting for threads or on I/O, which instruction counts do not
+# see). Counts are the same on
 # every run, whatever else the machine is doing, so they show whether a change helped when
 # the wall clock is too noisy to tell.
 #
@@ -13,6 +14,11 @@
 #   ./count-instructions.sh stored-throwable-awaits fresh-throwable-awaits
 #                                        some shapes (row 13a: 10,000 stored tasks awaited in
 #                                        a loop, and a fresh task's wait), ~1 min
+#   ./count-instructions.sh make-throwable-tasks await-all-made-tasks concurrent-perform
+#                                        row 10a (issue 21), at 100k and 1M: making and dropping
+#                                        `ThrowableTask { i &* 2 }`s, the same tasks awaited with
+#                                        `awaitAll()` (the difference is awaitAll's own cost),
+#                                        and `concurrentPerform` per closure, ~10 min
 #
 # Each shape runs in a process that measures it once, and in one that measures it twice (a
 # map chain: three times), N items each time; the difference, divided by the items the second
@@ -52,6 +58,12 @@ shapes=(
     "recursive-countdown 10000"
     "recursive-countdown 100000"
     "reassigned-countdown 10000"
+    "make-throwable-tasks 100000"
+    "await-all-made-tasks 100000"
+    "concurrent-perform 100000"
+    "make-throwable-tasks 1000000"
+    "await-all-made-tasks 1000000"
+    "concurrent-perform 1000000"
 )
 
 instructions() { # shape count repetitions

@@ -117,6 +117,10 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
             let closures = capturingClosures(count); shape = { throwableTasksAwaitAll(closures) }
         case "concurrent-perform":
             let closures = capturingClosures(count); shape = { concurrentPerformIntoBuffer(closures) }
+        // Issue 21's row 10a: making and dropping tasks in the shape users write, and the same
+        // tasks awaited; the difference is what awaitAll adds.
+        case "make-throwable-tasks": shape = { madeThrowableTasksDropped(count) }
+        case "await-all-made-tasks": shape = { madeThrowableTasksAwaitAll(count) }
         case "map-chain": shape = { mapChainBuiltAwaitedAndFreed(links: count) }
         // Issue 20's recursive loop and its baseline, the same chain built by reassignment.
         case "recursive-countdown": shape = { recursiveCountdownAwaited(levels: count) }

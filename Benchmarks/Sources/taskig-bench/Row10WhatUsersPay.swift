@@ -40,7 +40,9 @@ func runWhatUsersPayRow(into table: Table, repetitions: Int) {
                 "10a. 100,000 capturing closures wrapped in `ThrowableTask(action:)`, `awaitAll(concurrency: 50)`, tasks made and dropped in the timing, per task",
             taskig: formatDuration(a),
             baseline: "`concurrentPerform` over the same closures into a buffer: \(formatDuration(p))",
-            ratio: "\(formatRatio(a / p)) the cost", goal: "≤ 3×", met: a <= 3 * p))
+            // Information only: the total pays for making the tasks, which the prebuilt closures
+            // never do; the goal is what awaitAll adds (Row10aAwaitAllOwnCost.swift).
+            ratio: "\(formatRatio(a / p)) the cost", goal: "(information)", met: nil))
     let c = median(chain)
     let h = median(hops)
     table.add(

@@ -1,5 +1,7 @@
+import ClientShapes
 import Dispatch
 import Foundation
+import HeapPeak
 import Taskig
 
 // Row 6: the memory one awaitAll adds beyond its input array and its result array.
@@ -46,6 +48,37 @@ func childMemory(count: Int, concurrency: Int) {
         "allocationsPerTask": Double(warm.allocations) / Double(count),
         "coldRSSPeakDelta": Double(cold.rssPeakDelta),
         "resultBytes": Double(resultBytes),
+    ])
+}
+
+/// Child: `count` `ThrowableTask { i &* 2 }` made by a client (ClientShapes), then one
+/// fail-fast `try tasks.awaitAll()` at the default concurrency, cold and warm as above: its
+/// heap peak beyond the result array, and what the call left allocated when it returned and
+/// 100 ms later (the result array, as malloc counts it, and anything the wait had not freed:
+/// memory freed after the caller is released is freed on another thread).
+func childThrowableMemory(count: Int) {
+    precondition(HeapCounter.isActive, "malloc does not go through HeapPeak's counting wrappers")
+    _ = try! ThrowableTask { 0 }.await()
+    let tasks = trivialThrowableTasks(count)
+    let resultBytes = count * MemoryLayout<Int>.stride
+
+    func measureOnce() -> (overhead: Int, left: Int, leftLater: Int) {
+        var values: [Int] = []
+        var left = 0
+        let reading = HeapCounter.measure {
+            values = try! tasks.awaitAll()
+            left = Int(heap_peak_live_bytes())
+            usleep(100_000)
+        }
+        precondition(values.count == count && values[count - 1] == (count - 1) &* 2)
+        values = []
+        return (reading.peakBytes - resultBytes, left, reading.liveBytes)
+    }
+    let cold = measureOnce()
+    let warm = measureOnce()
+    Child.report([
+        "coldOverhead": Double(cold.overhead), "warmOverhead": Double(warm.overhead), "coldLeft": Double(cold.left),
+        "coldLeftLater": Double(cold.leftLater), "resultBytes": Double(resultBytes),
     ])
 }
 
@@ -117,4 +150,39 @@ func runMemoryRow(into table: Table, repetitions: Int) {
             taskig: "\(formatBytes(median(inputPerTask))) / \(formatBytes(median(inputRSSPerTask)))",
             baseline: "—", ratio: String(format: "%.2f allocations per task while awaitAll runs (warm)", main.allocs),
             goal: "(report)", met: nil))
+
+    runThrowableMemoryRows(into: table, repetitions: repetitions)
+}
+
+/// Row 6d and 6e (issue 21): the fail-fast `awaitAll` of `ThrowableTask`s, whose slots once
+/// held optional values copied into the result at the end.
+func runThrowableMemoryRows(into table: Table, repetitions: Int) {
+    var bySize: [Int: (cold: Double, warm: Double, left: Double, leftLater: Double)] = [:]
+    for count in [100_000, 1_000_000, 3_000_000] {
+        let runs = (0..<repetitions).map { _ in Child.run(["memory-throwable", "\(count)"]) }
+        bySize[count] = (
+            runs.map { $0["coldOverhead"]! }.max()!, runs.map { $0["warmOverhead"]! }.max()!,
+            runs.map { $0["coldLeft"]! }.max()!, runs.map { $0["coldLeftLater"]! }.max()!
+        )
+    }
+    let main = bySize[1_000_000]!
+    let limit = 1024.0 * 1024
+    table.add(
+        TableRow(
+            row:
+                "6d. heap added by one fail-fast `try tasks.awaitAll()` (default concurrency) over 1M `ThrowableTask { i &* 2 }`, beyond the result array (cold process / warm; highest of \(repetitions) processes)",
+            taskig: "\(formatBytes(main.cold)) / \(formatBytes(main.warm))",
+            baseline:
+                "the result array: \(formatBytes(8_000_000)) (left allocated, the array included: \(formatBytes(main.left)) when the call returns, \(formatBytes(main.leftLater)) 100 ms later)",
+            ratio: String(format: "%.1f%% of the result array", main.cold / 8_000_000 * 100),
+            goal: "< 1 MiB", met: main.cold < limit && main.warm < limit))
+    let small = bySize[100_000]!
+    let large = bySize[3_000_000]!
+    table.add(
+        TableRow(
+            row: "6e. the same by size (cold, highest of \(repetitions)): 100k / 1M / 3M tasks",
+            taskig: "\(formatBytes(small.cold)) / \(formatBytes(main.cold)) / \(formatBytes(large.cold))",
+            baseline: "result arrays \(formatBytes(800_000)) / \(formatBytes(8_000_000)) / \(formatBytes(24_000_000))",
+            ratio: String(format: "%.2f B per task added from 1M to 3M", (large.cold - main.cold) / 2_000_000),
+            goal: "(information: bounded by concurrency, not by count)", met: nil))
 }

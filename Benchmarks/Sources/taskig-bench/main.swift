@@ -1,3 +1,4 @@
+import ClientShapes
 import Foundation
 import Taskig
 
@@ -6,7 +7,7 @@ import Taskig
 // error). See ../../README.md.
 //
 //   swift run -c release taskig-bench               every row
-//   swift run -c release taskig-bench --rows 1,3    some rows (1–13)
+//   swift run -c release taskig-bench --rows 1,3    some rows (1–13, 15, 16)
 //   swift run -c release taskig-bench --quick       fewer repetitions
 //   swift run -c release taskig-bench --gcd-timeout 60   how long raw GCD may take in row 3
 //   .build/release/taskig-bench child NAME …        one workload alone (Diagnostics.swift)
@@ -23,6 +24,7 @@ if arguments.first == "child" {
     case "nested-dispatch": childNestedDispatch(outer: Int(rest[0])!, timeout: Double(rest[1])!)
     case "await-first": childAwaitFirst()
     case "memory": childMemory(count: Int(rest[0])!, concurrency: Int(rest[1])!)
+    case "memory-throwable": childThrowableMemory(count: Int(rest[0])!)
     case "timeout-storm-taskig": childTimeoutStormTaskig()
     case "timeout-storm-dispatch": childTimeoutStormDispatch()
     case "start-storm-taskig": childStartStormTaskig()
@@ -36,13 +38,17 @@ if arguments.first == "child" {
     case "timer-callbacks-dispatch": childTimerCallbacksDispatch(count: Int(rest[0])!)
     case "task-callback-tasks":
         childTaskCallbackTasks(count: Int(rest[0])!, giveUpAfter: rest.count > 1 ? Double(rest[1])! : 10)
+    // Rows 15 and 16 (issue 21): one side of a batch, in a process of its own.
+    case "cpu-batch":
+        childCPUBatch(side: BatchSide(rawValue: rest[0])!, work: BatchWork(argument: rest[1]), count: Int(rest[2])!)
+    case "hash-files": childHashFiles(side: BatchSide(rawValue: rest[0])!, directory: rest[1])
     default:
         guard runDiagnostic(name, rest) else { fatalError("unknown child \(name)") }
     }
     exit(0)
 }
 
-var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16]
 var quick = false
 var gcdTimeout = 15.0
 while let argument = arguments.first {
@@ -89,12 +95,17 @@ if rows.contains(6) { runMemoryRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(7) { runMapChainRow(into: table, repetitions: repetitions) }
 if rows.contains(8) { runFutureFanOutRow(into: table, repetitions: repetitions) }
 if rows.contains(9) { runLoopbackHTTPRow(into: table, repetitions: quick ? 3 : 5) }
-if rows.contains(10) { runWhatUsersPayRow(into: table, repetitions: repetitions) }
+if rows.contains(10) {
+    runWhatUsersPayRow(into: table, repetitions: repetitions)
+    runAwaitAllOwnCostRow(into: table, repetitions: repetitions)
+}
 if rows.contains(11) { runThreadBoundRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) }
 if rows.contains(13) {
     runWhereWaitsRunRow(into: table, repetitions: repetitions, processRepetitions: processRepetitions)
 }
+if rows.contains(15) { runCPUBoundBatchesRow(into: table, repetitions: processRepetitions) }
+if rows.contains(16) { runFileHashingRow(into: table, repetitions: processRepetitions) }
 
 print(
     "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure; run took \(Int(Date().timeIntervalSince(started))) s.\n"
