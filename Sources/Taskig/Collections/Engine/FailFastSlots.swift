@@ -17,8 +17,13 @@ import Synchronization
 /// slots were closed, and the caller that closes them after a failure looks at every slot,
 /// waits for the ones being written, and destroys the values written; a writer that finds the
 /// slots closed drops its value. The states are a byte per slot, so that lanes writing their
-/// own slots share no counter. When every task succeeded, the array is the only copy of the
-/// values: no slot holds an optional, and nothing is copied at the end.
+/// own slots share no counter: 1 MB for a million tasks, the one part of a collection wait
+/// that grows with the number of tasks. Fewer bits per slot would have lanes update shared
+/// bytes, and a count of writers in flight would be a counter every lane writes; without the
+/// states, a failed wait could neither tell which values to destroy nor when a late writer is
+/// done with the array. When every task succeeded, the array is the only copy of the values:
+/// no slot holds an optional, nothing is copied at the end, and the states are freed then, by
+/// the caller, rather than whenever the batch lets go of its sink.
 @usableFromInline
 final class FailFastSlots<Value>: BatchSink {
     /// The caller's result array: each slot written once, by whoever settled its task, while
@@ -27,9 +32,12 @@ final class FailFastSlots<Value>: BatchSink {
     nonisolated(unsafe) let base: UnsafeMutablePointer<Value>
     @usableFromInline
     let count: Int
-    /// Each slot's ``SlotState``.
+    /// Each slot's ``SlotState``; freed by ``finish()`` once every task succeeded, when no
+    /// writer is left.
     @usableFromInline
     nonisolated(unsafe) let states: UnsafeMutablePointer<Atomic<UInt8>>
+    @usableFromInline
+    nonisolated(unsafe) var statesAreFreed = false
     @usableFromInline
     let isClosed = Atomic(false)
     @usableFromInline
@@ -52,8 +60,14 @@ final class FailFastSlots<Value>: BatchSink {
     }
 
     deinit {
+        if !statesAreFreed { freeStates() }
+    }
+
+    @usableFromInline
+    func freeStates() {
         states.deinitialize(count: count)
         states.deallocate()
+        statesAreFreed = true
     }
 
     @inlinable
@@ -95,7 +109,10 @@ final class FailFastSlots<Value>: BatchSink {
     /// failure, thrown once the slots are closed and the values written so far destroyed.
     @inlinable
     func finish() throws -> Int {
-        guard let error = failure.withLock({ $0 }) else { return count }
+        guard let error = failure.withLock({ $0 }) else {
+            freeStates()
+            return count
+        }
         isClosed.store(true, ordering: .sequentiallyConsistent)
         for index in 0..<count {
             var state = states[index].load(ordering: .sequentiallyConsistent)
