@@ -276,9 +276,15 @@ final class ChainRun: Sendable {
     /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns
     /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called.
     @inlinable
-    func startChild<Work: ThrowableTaskType>(_ task: Work, position: Int, output: UnsafeMutableRawPointer) -> Bool {
+    func startChild<Work: ThrowableTaskType>(
+        _ task: consuming Work, position: Int, output: UnsafeMutableRawPointer
+    ) -> Bool {
         let typedOutput = output.assumingMemoryBound(to: Result<Work.ResultType, Error>.self)
-        let launched = RunLaunch.launch(task, parent: run)
+        // A task a step has just made, as a recursive loop's every level is, is usually its
+        // last copy: nobody else can cancel it for good, so its run needs no link to it, and
+        // under a run nothing can cancel, no run object at all.
+        let sharesCancellation = !Self.isLastCopy(&task)
+        let launched = RunLaunch.launch(task, parent: run, sharesCancellation: sharesCancellation)
         switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)
@@ -291,6 +297,18 @@ final class ChainRun: Sendable {
                 self.resume(at: position)
             }
             return false
+        }
+    }
+
+    /// Whether `task` is a ``ThrowableTask`` of which no other copy exists.
+    @inlinable
+    static func isLastCopy<Work: ThrowableTaskType>(_ task: inout Work) -> Bool {
+        guard Work.self == ThrowableTask<Work.ResultType>.self else { return false }
+        // Rebound rather than cast: a cast would copy the task, and the copy would count.
+        return withUnsafeMutablePointer(to: &task) { pointer in
+            pointer.withMemoryRebound(to: ThrowableTask<Work.ResultType>.self, capacity: 1) {
+                isKnownUniquelyReferenced(&$0.pointee.body)
+            }
         }
     }
 
