@@ -274,7 +274,8 @@ final class ChainRun: Sendable {
     }
 
     /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns
-    /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called.
+    /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called,
+    /// or when the task took this chain's place (see ``handOver(to:)``).
     @inlinable
     func startChild<Work: ThrowableTaskType>(
         _ task: consuming Work, position: Int, output: UnsafeMutableRawPointer
@@ -283,7 +284,9 @@ final class ChainRun: Sendable {
         // A task a step has just made, as a recursive loop's every level is, is usually its
         // last copy: nobody else can cancel it for good, so its run needs no link to it, and
         // under a run nothing can cancel, no run object at all.
-        let sharesCancellation = !Self.isLastCopy(&task)
+        let isLastCopy = Self.isLastCopy(&task)
+        if isLastCopy, position == links.count - 1, handOver(to: task) { return false }
+        let sharesCancellation = !isLastCopy
         let launched = RunLaunch.launch(task, parent: run, sharesCancellation: sharesCancellation)
         switch launched {
         case .finished(let outcome):
@@ -298,6 +301,26 @@ final class ChainRun: Sendable {
             }
             return false
         }
+    }
+
+    /// Runs `task`, the last copy of a composed task that this chain's last step made, in this
+    /// chain's place: its chain hands its outcome, which is this chain's, to this chain's
+    /// `finish`, and this chain ends here without waiting. Returns whether it did.
+    ///
+    /// A loop whose every level ends in the `flatMap` that makes the next (Scala's tail-recursive
+    /// `flatMap`) then holds one chain at a time, not one per level, as Scala links the
+    /// promises of such a loop. The task's run would be a child of this chain's run whose only
+    /// canceller is that run (nobody else holds the task), and whose only waiter is this chain,
+    /// so the task runs as this chain's run: cancelling it reaches the task, and ending it
+    /// releases this chain's waiter.
+    @inlinable
+    func handOver<Work: ThrowableTaskType>(to task: Work) -> Bool {
+        guard let body = (task as? ThrowableTask<Work.ResultType>)?.body, case .composed = body.work,
+            !body.isCancelled, run?.isCancelled != true,
+            RunLaunch.placement(of: task, body: body, start: .waited) == .inPlace
+        else { return false }
+        Self.start(body, finishing: finish)
+        return true
     }
 
     /// Whether `task` is a ``ThrowableTask`` of which no other copy exists.
