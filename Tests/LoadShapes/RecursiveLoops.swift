@@ -94,14 +94,18 @@ extension LoadShapes {
     }
 
     /// A run tree `levels` deep, whose root is a future: cancelling it reaches the innermost
-    /// body, which polls its own run. Prints how long that took.
+    /// body, which polls its own run and has a cancellation handler. Prints how long each took.
     static func cancelDeepRunTree() -> Bool {
         let levels = levels
         let bodyStarted = DispatchSemaphore(value: 0)
         let cancelledAt = Atomic<UInt64>(0)
+        let handlerRanAt = Atomic<UInt64>(0)
         let sawCancellation = DispatchSemaphore(value: 0)
         let future = onSmallStack {
             waitingCountdown(levels) {
+                ThrowableTask.onCurrentTaskCancelled {
+                    handlerRanAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                }
                 bodyStarted.signal()
                 while !ThrowableTask.isCurrentTaskCancelled { usleep(100) }
                 cancelledAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
@@ -115,6 +119,10 @@ extension LoadShapes {
         sawCancellation.wait()
         print("cancel-call-ms \(Double(cancelReturned - cancelling) / 1e6)")
         print("cancel-reached-body-ms \(Double(cancelledAt.load(ordering: .relaxed) - cancelling) / 1e6)")
+        let giveUp = DispatchTime.now() + 60
+        while handlerRanAt.load(ordering: .relaxed) == 0, DispatchTime.now() < giveUp { usleep(100) }
+        let handlerRan = handlerRanAt.load(ordering: .relaxed)
+        print("cancel-reached-handler-ms \(handlerRan == 0 ? -1 : Double(handlerRan - cancelling) / 1e6)")
         let outcome = onSmallStack { () -> Bool in
             if case .failure(CancellableTaskError.taskWasCancelled) = future.awaitResult() { return true }
             return false

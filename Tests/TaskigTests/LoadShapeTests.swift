@@ -144,11 +144,14 @@ import Testing
 
     @Test func cancellingTheRootOfADeepRunTreeReachesTheInnermostBodyAtOnce() async throws {
         let output = try await run("cancel-deep-run-tree", ["50000"], timeout: 120)
-        // The body polls every 0.1 ms and sees the top of its tree cancelled at once: 0.3 ms at
-        // a million levels in a release build. Reaching it a level at a time took 760 ms at
-        // 100,000 levels; the bound leaves two cores shared with the rest of the suite room.
-        let reached = try #require(measurement("cancel-reached-body-ms", in: output))
-        #expect(reached < 100 * timingSlack, "\(output)")
+        // The body polls every 0.1 ms and sees the top of its tree cancelled at once, and its
+        // cancellation handler runs as it does: 0.3–5 ms at a million levels in a release build.
+        // Reaching it a level at a time took 760 ms at 100,000 levels; the bound leaves two
+        // cores shared with the rest of the suite room.
+        for key in ["cancel-reached-body-ms", "cancel-reached-handler-ms"] {
+            let reached = try #require(measurement(key, in: output))
+            #expect(reached >= 0 && reached < 100 * timingSlack, "\(key): \(output)")
+        }
     }
 
     @Test func waitingForTaskigFromSwiftConcurrencyDoesNotStallItsThreads() async throws {

@@ -205,17 +205,23 @@ struct CancellationHandlers: Sendable {
     }
 
     /// Drops every handler and returns the links a run had made, for it to remove.
+    ///
+    /// When the word was cancelled before it closed (`wordWasCancelled`) and the thread that
+    /// cancelled it has not taken the handlers yet, they run here instead: the owner may have
+    /// seen the cancellation and ended at once, and its handlers must still run.
     @usableFromInline
-    func close() -> Links? {
-        let (dropped, links) = state.withLock { state -> (Taken, Links?) in
+    func close(wordWasCancelled: Bool) -> Links? {
+        let (taken, links, runTaken) = state.withLock { state -> (Taken, Links?, Bool) in
+            let runTaken = wordWasCancelled && !state.isCancelled && !state.isClosed
+            if runTaken { state.isCancelled = true }
             state.isClosed = true
-            let dropped = state.takeAll()
-            guard case .linked(let links) = state.linkPhase else { return (dropped, nil) }
+            let taken = state.takeAll()
+            guard case .linked(let links) = state.linkPhase else { return (taken, nil, runTaken) }
             state.linkPhase = .unlinked
-            return (dropped, links)
+            return (taken, links, runTaken)
         }
-        // Released outside the lock, like a removed handler.
-        _ = dropped
+        // Run or released outside the lock, like a removed handler.
+        if runTaken { CancellationPropagation.run(taken) }
         return links
     }
 

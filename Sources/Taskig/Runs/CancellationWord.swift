@@ -92,11 +92,11 @@ enum CancellationWord {
 
     /// Marks the word closed: its handlers are dropped without running, later ones are
     /// ignored, and cancelling does nothing. Returns the keys the table kept for the owner
-    /// (see ``CancellationHandlers/close()``).
+    /// (see ``CancellationHandlers/close(wordWasCancelled:)``).
     @usableFromInline
     static func close(_ word: borrowing Atomic<UInt>) -> CancellationHandlers.Links? {
         let original = word.bitwiseOr(closedBit, ordering: .acquiringAndReleasing).oldValue
-        return table(in: original)?.close()
+        return table(in: original)?.close(wordWasCancelled: original & cancelledBit != 0)
     }
 
     /// Notes that cancellation from above now reaches the word as it happens.

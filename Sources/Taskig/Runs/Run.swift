@@ -81,7 +81,15 @@ final class Run: Sendable {
     var isCancelled: Bool {
         // A run whose word knows the answer (a linked run, or one with nothing above it) is
         // asked once per task by every collection wait: that answer costs one load.
-        if let known = CancellationWord.cancellationIfKnown(word) { return known || isTreeRootCancelled }
+        if let known = CancellationWord.cancellationIfKnown(word) {
+            if known { return true }
+            guard isTreeRootCancelled else { return false }
+            // The cancellation has not reached the run through its links yet. Its work may end
+            // as soon as it sees this answer, and then its handlers would never run: they run
+            // now, here.
+            cancel()
+            return true
+        }
         return isTreeRootCancelled || isCancelledAbove
     }
 
@@ -169,6 +177,9 @@ final class Run: Sendable {
     func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationHandlers.Key? {
         guard let key = CancellationWord.addHandler(handler, to: word) else { return nil }
         linkUpward()
+        // A run whose tree is cancelled is cancelled, so the handler runs at once, even before
+        // the cancellation reaches the run through its links.
+        if isTreeRootCancelled { cancel() }
         return key
     }
 
