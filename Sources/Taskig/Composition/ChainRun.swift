@@ -275,7 +275,7 @@ final class ChainRun: Sendable {
 
     /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns
     /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called,
-    /// or when the task took this chain's place (see ``handOver(to:)``).
+    /// or when the task took this chain's place (see ``inlineChild(_:position:output:)``).
     @inlinable
     func startChild<Work: ThrowableTaskType>(
         _ task: consuming Work, position: Int, output: UnsafeMutableRawPointer
@@ -285,9 +285,8 @@ final class ChainRun: Sendable {
         // last copy: nobody else can cancel it for good, so its run needs no link to it, and
         // under a run nothing can cancel, no run object at all.
         let isLastCopy = Self.isLastCopy(&task)
-        if isLastCopy, position == links.count - 1, handOver(to: task) { return false }
-        let sharesCancellation = !isLastCopy
-        let launched = RunLaunch.launch(task, parent: run, sharesCancellation: sharesCancellation)
+        if isLastCopy, inlineChild(task, position: position, output: typedOutput) { return false }
+        let launched = RunLaunch.launch(task, parent: run, sharesCancellation: !isLastCopy)
         switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)
@@ -303,23 +302,41 @@ final class ChainRun: Sendable {
         }
     }
 
-    /// Runs `task`, the last copy of a composed task that this chain's last step made, in this
-    /// chain's place: its chain hands its outcome, which is this chain's, to this chain's
-    /// `finish`, and this chain ends here without waiting. Returns whether it did.
+    /// Runs `task`, the last copy of a composed task that this chain's step at `position`
+    /// made, as this chain's run, with no run, cell or callback of its own. Returns whether it
+    /// did; its chain's outcome then goes on from there.
     ///
-    /// A loop whose every level ends in the `flatMap` that makes the next (Scala's tail-recursive
-    /// `flatMap`) then holds one chain at a time, not one per level, as Scala links the
-    /// promises of such a loop. The task's run would be a child of this chain's run whose only
-    /// canceller is that run (nobody else holds the task), and whose only waiter is this chain,
-    /// so the task runs as this chain's run: cancelling it reaches the task, and ending it
-    /// releases this chain's waiter.
+    /// - Made by the chain's last step, the task takes the chain's place: its chain hands its
+    ///   outcome, which is this chain's, to this chain's `finish`, and this chain ends here.
+    ///   A loop whose every level ends in the `flatMap` that makes the next (Scala's
+    ///   tail-recursive `flatMap`) then holds one chain at a time, as Scala links the promises
+    ///   of such a loop. The task's run would be a child of this chain's run that only that run
+    ///   can cancel (nobody else holds the task) and only this chain waits for, so it can be
+    ///   this chain's run: cancelling that reaches the task, and ending it releases the waiter.
+    /// - Made by an earlier step, under a run nothing can cancel, its chain puts its outcome in
+    ///   `output` and resumes this chain: no cancellation could release this chain earlier.
+    ///   Each pending level of a recursive loop then holds a chain and one closure.
     @inlinable
-    func handOver<Work: ThrowableTaskType>(to task: Work) -> Bool {
-        guard let body = (task as? ThrowableTask<Work.ResultType>)?.body, case .composed = body.work,
-            !body.isCancelled, run?.isCancelled != true,
+    func inlineChild<Work: ThrowableTaskType>(
+        _ task: Work, position: Int, output: UnsafeMutablePointer<Result<Work.ResultType, Error>>
+    ) -> Bool {
+        let isLast = position == links.count - 1
+        guard isLast || run == nil, let body = (task as? ThrowableTask<Work.ResultType>)?.body,
+            case .composed = body.work, !body.isCancelled, run?.isCancelled != true,
             RunLaunch.placement(of: task, body: body, start: .waited) == .inPlace
         else { return false }
-        Self.start(body, finishing: finish)
+        if isLast {
+            Self.start(body, finishing: finish)
+        } else {
+            // The slot is written by the child chain's finish, before this loop resumes. The
+            // loop resumes through the drain, as a cell's callback would: the level above then
+            // resumes after this level's loop has ended, not inside it.
+            nonisolated(unsafe) let slot = output
+            Self.start(body) { _, outcome in
+                slot.initialize(to: ChainSlot.take(outcome, as: Work.ResultType.self))
+                CompletionDrain.runSoon { self.resume(at: position) }
+            }
+        }
         return true
     }
 
