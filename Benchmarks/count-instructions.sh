@@ -51,6 +51,7 @@ shapes=(
     "fresh-throwable-awaits 10000"
     "recursive-countdown 10000"
     "recursive-countdown 100000"
+    "recursive-countdown 1000000"
     "reassigned-countdown 10000"
 )
 

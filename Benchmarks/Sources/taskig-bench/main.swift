@@ -6,7 +6,7 @@ import Taskig
 // error). See ../../README.md.
 //
 //   swift run -c release taskig-bench               every row
-//   swift run -c release taskig-bench --rows 1,3    some rows (1–13)
+//   swift run -c release taskig-bench --rows 1,3    some rows (1–14)
 //   swift run -c release taskig-bench --quick       fewer repetitions
 //   swift run -c release taskig-bench --gcd-timeout 60   how long raw GCD may take in row 3
 //   .build/release/taskig-bench child NAME …        one workload alone (Diagnostics.swift)
@@ -36,13 +36,15 @@ if arguments.first == "child" {
     case "timer-callbacks-dispatch": childTimerCallbacksDispatch(count: Int(rest[0])!)
     case "task-callback-tasks":
         childTaskCallbackTasks(count: Int(rest[0])!, giveUpAfter: rest.count > 1 ? Double(rest[1])! : 10)
+    // Row 14 (issue 20).
+    case "loop-memory": childLoopMemory(shape: rest[0], levels: Int(rest[1])!)
     default:
         guard runDiagnostic(name, rest) else { fatalError("unknown child \(name)") }
     }
     exit(0)
 }
 
-var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
 var quick = false
 var gcdTimeout = 15.0
 while let argument = arguments.first {
@@ -95,6 +97,7 @@ if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) 
 if rows.contains(13) {
     runWhereWaitsRunRow(into: table, repetitions: repetitions, processRepetitions: processRepetitions)
 }
+if rows.contains(14) { runLoopsRow(into: table, repetitions: repetitions) }
 
 print(
     "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure; run took \(Int(Date().timeIntervalSince(started))) s.\n"
