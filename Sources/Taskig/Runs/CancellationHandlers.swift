@@ -205,24 +205,32 @@ struct CancellationHandlers: Sendable {
     }
 
     /// Drops every handler and returns the links a run had made, for it to remove.
-    ///
-    /// When the word was cancelled before it closed (`wordWasCancelled`) and the thread that
-    /// cancelled it has not taken the handlers yet, they run here instead: the owner may have
-    /// seen the cancellation and ended at once, and its handlers must still run.
     @usableFromInline
-    func close(wordWasCancelled: Bool) -> Links? {
-        let (taken, links, runTaken) = state.withLock { state -> (Taken, Links?, Bool) in
-            let runTaken = wordWasCancelled && !state.isCancelled && !state.isClosed
-            if runTaken { state.isCancelled = true }
+    func close() -> Links? {
+        let (dropped, links) = state.withLock { state -> (Taken, Links?) in
             state.isClosed = true
-            let taken = state.takeAll()
-            guard case .linked(let links) = state.linkPhase else { return (taken, nil, runTaken) }
+            let dropped = state.takeAll()
+            guard case .linked(let links) = state.linkPhase else { return (dropped, nil) }
             state.linkPhase = .unlinked
-            return (taken, links, runTaken)
+            return (dropped, links)
         }
-        // Run or released outside the lock, like a removed handler.
-        if runTaken { CancellationPropagation.run(taken) }
+        // Released outside the lock, like a removed handler.
+        _ = dropped
         return links
+    }
+
+    /// Closes the table of a word that was cancelled before it closed: runs the handlers, here,
+    /// when the thread that cancelled the word has not taken them yet. The owner may have seen
+    /// the cancellation and ended at once, and its handlers must still run.
+    @usableFromInline
+    func closeAfterCancellation() -> Links? {
+        let handlers = state.withLock { state -> Taken? in
+            guard !state.isCancelled && !state.isClosed else { return nil }
+            state.isCancelled = true
+            return state.takeAll()
+        }
+        if let handlers { CancellationPropagation.run(handlers) }
+        return close()
     }
 
     /// Claims the right to link a run upward; `false` when it is linked, being linked, or

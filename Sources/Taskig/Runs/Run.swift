@@ -82,15 +82,21 @@ final class Run: Sendable {
         // A run whose word knows the answer (a linked run, or one with nothing above it) is
         // asked once per task by every collection wait: that answer costs one load.
         if let known = CancellationWord.cancellationIfKnown(word) {
-            if known { return true }
-            guard isTreeRootCancelled else { return false }
-            // The cancellation has not reached the run through its links yet. Its work may end
-            // as soon as it sees this answer, and then its handlers would never run: they run
-            // now, here.
-            cancel()
-            return true
+            return known || (treeRoot != nil && cancelIfTreeRootIsCancelled())
         }
         return isTreeRootCancelled || isCancelledAbove
+    }
+
+    /// Cancels the run when the top of its tree is cancelled; returns whether it is.
+    ///
+    /// The cancellation may not have reached the run through its links yet. Its work may end
+    /// as soon as it sees the answer, and then its handlers would never run: they run now, on
+    /// this thread.
+    @usableFromInline
+    func cancelIfTreeRootIsCancelled() -> Bool {
+        guard isTreeRootCancelled else { return false }
+        cancel()
+        return true
     }
 
     /// Whether the top of the run's tree has been cancelled (see ``treeRoot``).
@@ -179,7 +185,7 @@ final class Run: Sendable {
         linkUpward()
         // A run whose tree is cancelled is cancelled, so the handler runs at once, even before
         // the cancellation reaches the run through its links.
-        if isTreeRootCancelled { cancel() }
+        if treeRoot != nil { _ = cancelIfTreeRootIsCancelled() }
         return key
     }
 
