@@ -57,6 +57,7 @@ shapes=(
     "fresh-throwable-awaits 10000"
     "recursive-countdown 10000"
     "recursive-countdown 100000"
+    "recursive-countdown 1000000"
     "reassigned-countdown 10000"
     "make-throwable-tasks 100000"
     "await-all-made-tasks 100000"

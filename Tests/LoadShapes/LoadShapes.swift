@@ -24,6 +24,7 @@ enum LoadShapes {
         "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
         "future-chain": futureChain,
         "recursive-countdown": recursiveCountdown,
+        "recursive-tail-countdown": recursiveTailCountdown,
         "recursive-recover": recursiveRecover,
         "recursive-continue-with": recursiveContinueWith,
         "recursive-future-poll": recursiveFuturePoll,

@@ -49,6 +49,23 @@ extension LoadShapes {
         return timedLoop("countdown", expected: levels) { try countdown(levels).await() }
     }
 
+    /// The tail form of Bolts' countdown, nothing after each level's `flatMap`: prints how much
+    /// the resident peak grew over the loop, which holds one level at a time.
+    static func recursiveTailCountdown() -> Bool {
+        let levels = levels
+        let before = residentKilobytes("VmRSS:")
+        let finished = timedLoop("tail-countdown", expected: 0) { try tailCountdown(levels).await() }
+        print("tail-countdown-peak-growth-bytes \((residentKilobytes("VmHWM:") - before) * 1024)")
+        return finished
+    }
+
+    /// A field of `/proc/self/status`, in kilobytes.
+    static func residentKilobytes(_ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) }
+        return line.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+    }
+
     /// Retry by recursion: each level fails, and its `recover` makes the next attempt.
     static func recursiveRecover() -> Bool {
         let levels = levels
@@ -77,14 +94,18 @@ extension LoadShapes {
     }
 
     /// A run tree `levels` deep, whose root is a future: cancelling it reaches the innermost
-    /// body, which polls its own run. Prints how long that took.
+    /// body, which polls its own run and has a cancellation handler. Prints how long each took.
     static func cancelDeepRunTree() -> Bool {
         let levels = levels
         let bodyStarted = DispatchSemaphore(value: 0)
         let cancelledAt = Atomic<UInt64>(0)
+        let handlerRanAt = Atomic<UInt64>(0)
         let sawCancellation = DispatchSemaphore(value: 0)
         let future = onSmallStack {
             waitingCountdown(levels) {
+                ThrowableTask.onCurrentTaskCancelled {
+                    handlerRanAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+                }
                 bodyStarted.signal()
                 while !ThrowableTask.isCurrentTaskCancelled { usleep(100) }
                 cancelledAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
@@ -98,6 +119,10 @@ extension LoadShapes {
         sawCancellation.wait()
         print("cancel-call-ms \(Double(cancelReturned - cancelling) / 1e6)")
         print("cancel-reached-body-ms \(Double(cancelledAt.load(ordering: .relaxed) - cancelling) / 1e6)")
+        let giveUp = DispatchTime.now() + 60
+        while handlerRanAt.load(ordering: .relaxed) == 0, DispatchTime.now() < giveUp { usleep(100) }
+        let handlerRan = handlerRanAt.load(ordering: .relaxed)
+        print("cancel-reached-handler-ms \(handlerRan == 0 ? -1 : Double(handlerRan - cancelling) / 1e6)")
         let outcome = onSmallStack { () -> Bool in
             if case .failure(CancellableTaskError.taskWasCancelled) = future.awaitResult() { return true }
             return false
@@ -141,6 +166,12 @@ func waitingCountdown(_ i: Int, _ body: @escaping @Sendable () -> Void) -> Throw
         }
     }
     return ThrowableTask { i }.flatMap { _ in waitingCountdown(i - 1, body) }.map { $0 + 1 }
+}
+
+/// Counts down from `i` by recursion, one level per `flatMap`, with nothing after it: the
+/// task each level makes is its outcome.
+func tailCountdown(_ i: Int) -> ThrowableTask<Int> {
+    i == 0 ? ThrowableTask { 0 } : ThrowableTask { i }.flatMap { _ in tailCountdown(i - 1) }
 }
 
 /// Counts down from `i` by recursion, one level per `flatMap`, and counts the levels back up

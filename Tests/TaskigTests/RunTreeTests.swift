@@ -166,6 +166,28 @@ import Testing
         #expect(ranAtOnce.value == true)
     }
 
+    @Test func aRunThatSeesTheTopOfItsTreeCancelledRunsItsHandlersThen() {
+        // The root's first handler holds the cancelling thread before the cancellation reaches
+        // the runs below through their links, as the innermost run of a million-deep tree
+        // waits for it; meanwhile the leaf's work, on this thread, asks.
+        let root = Run(parent: nil, cancellable: true)
+        let middle = Run(parent: root, cancellable: false)
+        let leaf = Run(parent: middle, cancellable: false)
+        let leafHandlerRan = LockedValue(false)
+        let propagating = DispatchSemaphore(value: 0)
+        let goOn = DispatchSemaphore(value: 0)
+        root.onCancel {
+            propagating.signal()
+            _ = goOn.wait(timeout: .now() + 10 * timingSlack)
+        }
+        leaf.onCancel { leafHandlerRan.set(true) }
+        DispatchQueue.global().async { root.cancel() }
+        #expect(propagating.wait(timeout: .now() + 10 * timingSlack) == .success)
+        #expect(leaf.isCancelled)
+        #expect(leafHandlerRan.value, "the leaf's handler runs when the leaf learns it is cancelled")
+        goOn.signal()
+    }
+
     @Test func aHandlerNeverRunsAfterItsRunCompleted() async throws {
         let calls = LockedValue(0)
         let outerObserver = RunObserver()

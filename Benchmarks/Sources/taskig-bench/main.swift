@@ -7,7 +7,7 @@ import Taskig
 // error). See ../../README.md.
 //
 //   swift run -c release taskig-bench               every row
-//   swift run -c release taskig-bench --rows 1,3    some rows (1–13, 15, 16)
+//   swift run -c release taskig-bench --rows 1,3    some rows (1–16)
 //   swift run -c release taskig-bench --quick       fewer repetitions
 //   swift run -c release taskig-bench --gcd-timeout 60   how long raw GCD may take in row 3
 //   .build/release/taskig-bench child NAME …        one workload alone (Diagnostics.swift)
@@ -38,6 +38,8 @@ if arguments.first == "child" {
     case "timer-callbacks-dispatch": childTimerCallbacksDispatch(count: Int(rest[0])!)
     case "task-callback-tasks":
         childTaskCallbackTasks(count: Int(rest[0])!, giveUpAfter: rest.count > 1 ? Double(rest[1])! : 10)
+    // Row 14 (issue 20).
+    case "loop-memory": childLoopMemory(shape: rest[0], levels: Int(rest[1])!)
     // Rows 15 and 16 (issue 21): one side of a batch, in a process of its own.
     case "cpu-batch":
         childCPUBatch(side: BatchSide(rawValue: rest[0])!, work: BatchWork(argument: rest[1]), count: Int(rest[2])!)
@@ -48,7 +50,7 @@ if arguments.first == "child" {
     exit(0)
 }
 
-var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16]
+var rows: Set<Int> = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
 var quick = false
 var gcdTimeout = 15.0
 while let argument = arguments.first {
@@ -104,6 +106,7 @@ if rows.contains(12) { runLongBatchesRow(into: table, repetitions: repetitions) 
 if rows.contains(13) {
     runWhereWaitsRunRow(into: table, repetitions: repetitions, processRepetitions: processRepetitions)
 }
+if rows.contains(14) { runLoopsRow(into: table, repetitions: repetitions) }
 if rows.contains(15) { runCPUBoundBatchesRow(into: table, repetitions: processRepetitions) }
 if rows.contains(16) { runFileHashingRow(into: table, repetitions: processRepetitions) }
 

@@ -274,11 +274,19 @@ final class ChainRun: Sendable {
     }
 
     /// Starts `task` as a child run of the chain's run; its outcome goes to `output`. Returns
-    /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called.
+    /// `true` when the outcome is already there, `false` when ``resume(at:)`` will be called,
+    /// or when the task took this chain's place (see ``inlineChild(_:position:output:)``).
     @inlinable
-    func startChild<Work: ThrowableTaskType>(_ task: Work, position: Int, output: UnsafeMutableRawPointer) -> Bool {
+    func startChild<Work: ThrowableTaskType>(
+        _ task: consuming Work, position: Int, output: UnsafeMutableRawPointer
+    ) -> Bool {
         let typedOutput = output.assumingMemoryBound(to: Result<Work.ResultType, Error>.self)
-        let launched = RunLaunch.launch(task, parent: run)
+        // A task a step has just made, as a recursive loop's every level is, is usually its
+        // last copy: nobody else can cancel it for good, so its run needs no link to it, and
+        // under a run nothing can cancel, no run object at all.
+        let isLastCopy = Self.isLastCopy(&task)
+        if isLastCopy, inlineChild(task, position: position, output: typedOutput) { return false }
+        let launched = RunLaunch.launch(task, parent: run, sharesCancellation: !isLastCopy)
         switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)
@@ -291,6 +299,56 @@ final class ChainRun: Sendable {
                 self.resume(at: position)
             }
             return false
+        }
+    }
+
+    /// Runs `task`, the last copy of a composed task that this chain's step at `position`
+    /// made, as this chain's run, with no run, cell or callback of its own. Returns whether it
+    /// did; its chain's outcome then goes on from there.
+    ///
+    /// - Made by the chain's last step, the task takes the chain's place: its chain hands its
+    ///   outcome, which is this chain's, to this chain's `finish`, and this chain ends here.
+    ///   A loop whose every level ends in the `flatMap` that makes the next (Scala's
+    ///   tail-recursive `flatMap`) then holds one chain at a time, as Scala links the promises
+    ///   of such a loop. The task's run would be a child of this chain's run that only that run
+    ///   can cancel (nobody else holds the task) and only this chain waits for, so it can be
+    ///   this chain's run: cancelling that reaches the task, and ending it releases the waiter.
+    /// - Made by an earlier step, under a run nothing can cancel, its chain puts its outcome in
+    ///   `output` and resumes this chain: no cancellation could release this chain earlier.
+    ///   Each pending level of a recursive loop then holds a chain and one closure.
+    @inlinable
+    func inlineChild<Work: ThrowableTaskType>(
+        _ task: Work, position: Int, output: UnsafeMutablePointer<Result<Work.ResultType, Error>>
+    ) -> Bool {
+        let isLast = position == links.count - 1
+        guard isLast || run == nil, let body = (task as? ThrowableTask<Work.ResultType>)?.body,
+            case .composed = body.work, !body.isCancelled, run?.isCancelled != true,
+            RunLaunch.placement(of: task, body: body, start: .waited) == .inPlace
+        else { return false }
+        if isLast {
+            Self.start(body, finishing: finish)
+        } else {
+            // The slot is written by the child chain's finish, before this loop resumes. The
+            // loop resumes through the drain, as a cell's callback would: the level above then
+            // resumes after this level's loop has ended, not inside it.
+            nonisolated(unsafe) let slot = output
+            Self.start(body) { _, outcome in
+                slot.initialize(to: ChainSlot.take(outcome, as: Work.ResultType.self))
+                CompletionDrain.runSoon { self.resume(at: position) }
+            }
+        }
+        return true
+    }
+
+    /// Whether `task` is a ``ThrowableTask`` of which no other copy exists.
+    @inlinable
+    static func isLastCopy<Work: ThrowableTaskType>(_ task: inout Work) -> Bool {
+        guard Work.self == ThrowableTask<Work.ResultType>.self else { return false }
+        // Rebound rather than cast: a cast would copy the task, and the copy would count.
+        return withUnsafeMutablePointer(to: &task) { pointer in
+            pointer.withMemoryRebound(to: ThrowableTask<Work.ResultType>.self, capacity: 1) {
+                isKnownUniquelyReferenced(&$0.pointee.body)
+            }
         }
     }
 

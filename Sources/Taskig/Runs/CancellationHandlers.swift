@@ -219,6 +219,20 @@ struct CancellationHandlers: Sendable {
         return links
     }
 
+    /// Closes the table of a word that was cancelled before it closed: runs the handlers, here,
+    /// when the thread that cancelled the word has not taken them yet. The owner may have seen
+    /// the cancellation and ended at once, and its handlers must still run.
+    @usableFromInline
+    func closeAfterCancellation() -> Links? {
+        let handlers = state.withLock { state -> Taken? in
+            guard !state.isCancelled && !state.isClosed else { return nil }
+            state.isCancelled = true
+            return state.takeAll()
+        }
+        if let handlers { CancellationPropagation.run(handlers) }
+        return close()
+    }
+
     /// Claims the right to link a run upward; `false` when it is linked, being linked, or
     /// closed.
     @usableFromInline

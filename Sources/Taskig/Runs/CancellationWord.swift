@@ -93,10 +93,14 @@ enum CancellationWord {
     /// Marks the word closed: its handlers are dropped without running, later ones are
     /// ignored, and cancelling does nothing. Returns the keys the table kept for the owner
     /// (see ``CancellationHandlers/close()``).
+    ///
+    /// A word cancelled before it closed runs the handlers the cancelling thread has not taken
+    /// yet (see ``CancellationHandlers/closeAfterCancellation()``).
     @usableFromInline
     static func close(_ word: borrowing Atomic<UInt>) -> CancellationHandlers.Links? {
         let original = word.bitwiseOr(closedBit, ordering: .acquiringAndReleasing).oldValue
-        return table(in: original)?.close()
+        guard let table = table(in: original) else { return nil }
+        return original & cancelledBit == 0 ? table.close() : table.closeAfterCancellation()
     }
 
     /// Notes that cancellation from above now reaches the word as it happens.

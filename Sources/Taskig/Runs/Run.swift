@@ -43,6 +43,12 @@ final class Run: Sendable {
     /// none of them was cancelled; zero before any walk.
     @usableFromInline
     let aboveIsKnown = Atomic<UInt>(0)
+    /// The run at the top of this run's tree, or `nil` when this run is the top: kept alive by
+    /// the chain of ``retainedParent``s. Cancelling the top of a tree a million deep reaches
+    /// the runs below it one link at a time, so a run also asks the top directly, which
+    /// answers a body that polls its run at once.
+    @usableFromInline
+    let treeRoot: Unmanaged<Run>?
 
     @inlinable
     init(
@@ -54,6 +60,7 @@ final class Run: Sendable {
         // With nothing above it, the word alone tells whether the run is cancelled.
         word = Atomic(parent == nil && task == nil ? CancellationWord.linkedBit : 0)
         retainedParent = parent.map { Unmanaged.passRetained($0) }
+        treeRoot = parent.map { $0.treeRoot ?? Unmanaged.passUnretained($0) }
         self.task = task
         self.isCancellable = cancellable || (parent?.isCancellable ?? false)
         self.origin = origin
@@ -74,8 +81,29 @@ final class Run: Sendable {
     var isCancelled: Bool {
         // A run whose word knows the answer (a linked run, or one with nothing above it) is
         // asked once per task by every collection wait: that answer costs one load.
-        if let known = CancellationWord.cancellationIfKnown(word) { return known }
-        return isCancelledAbove
+        if let known = CancellationWord.cancellationIfKnown(word) {
+            return known || (treeRoot != nil && cancelIfTreeRootIsCancelled())
+        }
+        return isTreeRootCancelled || isCancelledAbove
+    }
+
+    /// Cancels the run when the top of its tree is cancelled; returns whether it is.
+    ///
+    /// The cancellation may not have reached the run through its links yet. Its work may end
+    /// as soon as it sees the answer, and then its handlers would never run: they run now, on
+    /// this thread.
+    @usableFromInline
+    func cancelIfTreeRootIsCancelled() -> Bool {
+        guard isTreeRootCancelled else { return false }
+        cancel()
+        return true
+    }
+
+    /// Whether the top of the run's tree has been cancelled (see ``treeRoot``).
+    @inlinable
+    var isTreeRootCancelled: Bool {
+        guard let treeRoot else { return false }
+        return treeRoot._withUnsafeGuaranteedRef { CancellationWord.isCancelled($0.word) }
     }
 
     /// Whether the run's task or one of its ancestors has been cancelled.
@@ -155,6 +183,9 @@ final class Run: Sendable {
     func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancellationHandlers.Key? {
         guard let key = CancellationWord.addHandler(handler, to: word) else { return nil }
         linkUpward()
+        // A run whose tree is cancelled is cancelled, so the handler runs at once, even before
+        // the cancellation reaches the run through its links.
+        if treeRoot != nil { _ = cancelIfTreeRootIsCancelled() }
         return key
     }
 
