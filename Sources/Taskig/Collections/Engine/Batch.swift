@@ -12,13 +12,13 @@ import Synchronization
 /// Lanes start one per core. More start, up to `concurrency`, only beside lanes that wait: at
 /// once when a lane is about to wait for a task's outcome (a callback, a network request), and,
 /// for waits Taskig cannot see (a `sleep`, a synchronous read), when the batch looks at its
-/// lanes (see ``look(after:)``): a lane whose thread is blocked in its task, and was on a core
-/// for little of the time since the last look, gets one more beside it, once per task. Tasks
-/// that compute, however long, stay on one lane per core. The first look comes a millisecond
-/// in, and looks come twice as far apart each time they start no lane, and a millisecond apart
-/// again once they do. So tasks that compute stay on a few threads, with few wake-ups of
-/// Taskig's timer queue, and tasks that block reach full concurrency within a few
-/// milliseconds, the lanes about doubling at each look.
+/// lanes (see ``look(after:)``): a lane whose thread is blocked in its task, and was on a
+/// core for little of the time since the last look, gets one more beside it, once per task,
+/// or at every look while no lane moves. Tasks that compute, however long, stay on one lane per core. The first
+/// look comes a millisecond in, and looks come twice as far apart each time they start no
+/// lane, and a millisecond apart again once they do. So tasks that compute stay on a few
+/// threads, with few wake-ups of Taskig's timer queue, and tasks that block reach full
+/// concurrency within a few milliseconds, the lanes doubling at each look.
 ///
 /// The batch is a run (see ``Run``): the tasks' runs are its children. Ending it early (a
 /// failure under fail-fast, a race that was won, a cancelled `Progress`, a `completions` loop
@@ -489,12 +489,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// started some, twice as late as `last` otherwise; no more once every task has started or
     /// the batch is over.
     ///
-    /// Each lane whose thread is blocked in its task (see
-    /// ``BatchLane/needsAnotherLane(now:times:)``) gets one more lane beside it, once per task:
-    /// its task waits, and another task can run meanwhile. Lanes whose tasks compute get none,
-    /// however long their tasks, even when other threads keep them waiting for a core: more
-    /// lanes than cores would only take turns on them. Lanes left pending hold no thread, and
-    /// are not looked at; nor are any once the batch has `concurrency` lanes.
+    /// Each lane whose thread is blocked in a task (see
+    /// ``BatchLane/isBlockedInATask(now:times:)``) gets one more lane beside it, once per task:
+    /// its task waits, and another task can use its core meanwhile. While no lane on a thread
+    /// moves, blocked lanes get one more at every look, so that lanes of tasks that block
+    /// double at each look; a task that blocks for long beside tasks that compute gets one
+    /// lane. Lanes whose tasks compute get none, however long their tasks, even when other
+    /// threads keep them waiting for a core: more lanes than cores would only take turns on
+    /// them. Lanes left pending hold no thread, and are not looked at; nor are any once the
+    /// batch has `concurrency` lanes.
     @usableFromInline
     func look(after last: Double) {
         guard finished.completedValue == nil, claims.hasTasksToStart else { return }
@@ -505,10 +508,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                 } : []
         }
         let now = DispatchTime.now().uptimeNanoseconds
-        let blocked = lanesOnThreads.count { lane, times in lane.needsAnotherLane(now: now, times: times) }
-        startLanes(blocked)
+        let blocked = lanesOnThreads.compactMap { lane, times in
+            lane.isBlockedInATask(now: now, times: times) ? lane : nil
+        }
+        let helped = blocked.count == lanesOnThreads.count ? blocked : blocked.filter { !$0.wasHelpedInThisTask }
+        for lane in helped { lane.noteHelped() }
+        let wanted = helped.count
+        startLanes(wanted)
         lookAgain(
-            after: blocked > 0
+            after: wanted > 0
                 ? CollectionTuning.firstLaneLook : min(2 * last, CollectionTuning.longestTimeBetweenLaneLooks))
     }
 }

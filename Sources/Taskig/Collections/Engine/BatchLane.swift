@@ -54,8 +54,8 @@ final class BatchLane: Sendable {
     @usableFromInline
     nonisolated(unsafe) var boundariesWhenHelped = UInt.max
 
-    /// A look at the lane's thread: which thread, its time on a core, and the wall clock
-    /// (uptime in nanoseconds).
+    /// A look at the lane's thread: which thread, its time on a core, the wall clock (uptime
+    /// in nanoseconds), and the lane's ``taskBoundaries``.
     @usableFromInline
     struct Look {
         @usableFromInline
@@ -64,6 +64,8 @@ final class BatchLane: Sendable {
         let onCore: UInt64
         @usableFromInline
         let wall: UInt64
+        @usableFromInline
+        let boundaries: UInt
     }
 
     /// A lane that `hasStarted` when the caller runs it on its own thread.
@@ -144,27 +146,33 @@ final class BatchLane: Sendable {
         Int(taskBoundaries.load(ordering: .relaxed) / 2)
     }
 
-    /// Whether the lane should get one more lane beside it, from a look at `now` at its thread
-    /// (`times`): it is inside a task, its thread is blocked now (in a sleep, a synchronous
-    /// read, a semaphore), and it was on a core for less than
-    /// ``CollectionTuning/blockedLaneCoreShare`` of the time since the last look, when that
-    /// look saw the same thread. Once per task: a task that blocks for long gets one lane beside
-    /// it, not one at every look.
+    /// Whether the lane is blocked in its task, from a look at `now` at its thread (`times`):
+    /// it is inside a task, its thread is blocked now (in a sleep, a synchronous read, a
+    /// semaphore), and it was on a core for less than ``CollectionTuning/blockedLaneCoreShare``
+    /// of the time since the last look, when that look saw the same thread.
     @usableFromInline
-    func needsAnotherLane(now: UInt64, times: ThreadTimes) -> Bool {
+    func isBlockedInATask(now: UInt64, times: ThreadTimes) -> Bool {
         let boundaries = taskBoundaries.load(ordering: .relaxed)
         guard let reading = times.sample() else { return false }
         let previous = lastLook
-        lastLook = Look(times: times, onCore: reading.onCore, wall: now)
+        lastLook = Look(times: times, onCore: reading.onCore, wall: now, boundaries: boundaries)
         // Between tasks the thread runs the caller's code, a `completions` loop's body, say.
-        guard boundaries & 1 == 1, boundaries != boundariesWhenHelped, reading.isBlocked else { return false }
-        if let previous, previous.times == times, now > previous.wall,
-            Double(reading.onCore &- previous.onCore)
-                >= CollectionTuning.blockedLaneCoreShare * Double(now - previous.wall)
-        {
-            return false
-        }
-        boundariesWhenHelped = boundaries
-        return true
+        guard boundaries & 1 == 1, reading.isBlocked else { return false }
+        guard let previous, previous.times == times, now > previous.wall else { return true }
+        return Double(reading.onCore &- previous.onCore)
+            < CollectionTuning.blockedLaneCoreShare * Double(now - previous.wall)
+    }
+
+    /// Whether a look gave the lane another beside it during the task it was in at the last
+    /// look.
+    @usableFromInline
+    var wasHelpedInThisTask: Bool {
+        lastLook?.boundaries == boundariesWhenHelped
+    }
+
+    /// Notes that the last look gave the lane another beside it.
+    @usableFromInline
+    func noteHelped() {
+        boundariesWhenHelped = lastLook?.boundaries ?? .max
     }
 }
