@@ -55,12 +55,6 @@ final class BatchClaims: Sendable {
         nextIndex.load(ordering: .relaxed) < taskCount || lanesHoldingTasks.load(ordering: .relaxed) > 0
     }
 
-    /// How many tasks have been handed out, counting the ones claimed and not started yet.
-    @inlinable
-    var handedOut: Int {
-        min(nextIndex.load(ordering: .relaxed), taskCount)
-    }
-
     /// The index of the task `lane` runs next: one it claimed, one another lane claimed and
     /// has not started (when `lane` is claiming one task at a time, and when the batch has
     /// none left to hand out), or one claimed now; `nil` when no task is left to start, or the
