@@ -18,7 +18,9 @@ import Testing
     @Test func admitsLanesUpToConcurrencyWhileTasksAreLeftToStart() {
         var state = BatchState(taskCount: 10, concurrency: 3)
         let candidates = (0..<4).map { _ in BatchLane(hasStarted: false) }
+        #expect(state.admitsALane(hasTasksToStart: true))
         #expect(admit(candidates, to: &state) == [true, true, true, false])
+        #expect(!state.admitsALane(hasTasksToStart: true), "the roster is full")
         state.withdraw(candidates[2])
         #expect(!state.isOnRoster(candidates[2]))
         let admittedWithNoTaskLeft = state.admit(candidates[3], hasTasksToStart: false)

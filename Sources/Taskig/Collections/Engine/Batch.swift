@@ -214,9 +214,16 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     /// its thread takes it up (see ``runLane(_:)``).
     @inlinable
     func admitLane(runByCaller: Bool = false) -> BatchLane? {
-        let lane = BatchLane(hasStarted: runByCaller)
-        lane.threadTimes = runByCaller ? ThreadTimes.ofCurrentThread() : nil
-        return roster.withLock { $0.admit(lane, hasTasksToStart: claims.hasTasksToStart) } ? lane : nil
+        let threadTimes = runByCaller ? ThreadTimes.ofCurrentThread() : nil
+        // A lane is made only once the roster takes it: a thread that leaves a task pending
+        // asks for one every time, and finds the roster full whenever `concurrency` is reached.
+        return roster.withLock { state in
+            let hasTasksToStart = claims.hasTasksToStart
+            guard state.admitsALane(hasTasksToStart: hasTasksToStart) else { return nil }
+            let lane = BatchLane(hasStarted: runByCaller)
+            lane.threadTimes = threadTimes
+            return state.admit(lane, hasTasksToStart: hasTasksToStart) ? lane : nil
+        }
     }
 
     /// Starts up to `count` more lanes where ``placement`` says.

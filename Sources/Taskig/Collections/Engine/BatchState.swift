@@ -42,12 +42,19 @@ struct BatchState {
         self.concurrency = concurrency
     }
 
-    /// Puts `lane` on the roster; `false` when the roster is full, no task is left to start,
-    /// or the batch is over.
+    /// Whether the roster takes one more lane: it is not full, a task is left to start, and
+    /// the batch is not over.
+    @inlinable
+    func admitsALane(hasTasksToStart: Bool) -> Bool {
+        lanes.count < concurrency && hasTasksToStart && !isOver
+    }
+
+    /// Puts `lane` on the roster; `false` when it takes no more lanes (see
+    /// ``admitsALane(hasTasksToStart:)``).
     @inlinable
     mutating func admit(_ lane: BatchLane, hasTasksToStart: Bool) -> Bool {
         precondition(!isOnRoster(lane), "a lane admitted twice")
-        guard lanes.count < concurrency, hasTasksToStart, !isOver else { return false }
+        guard admitsALane(hasTasksToStart: hasTasksToStart) else { return false }
         lanes.append(lane)
         return true
     }
