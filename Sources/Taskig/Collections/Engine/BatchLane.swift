@@ -5,7 +5,7 @@ import Synchronization
 /// completion, and takes the next, until none is left.
 ///
 /// Each lane counts its own tasks, so that lanes never write to the same counter for their
-/// bookkeeping; the batch's looks at stuck lanes, and its `Progress`, read it (see ``Batch``).
+/// bookkeeping; the batch's looks and its `Progress` read it (see ``Batch``).
 ///
 /// A lane claims tasks from the batch in runs of consecutive indices (see ``takeClaimed()``),
 /// and keeps the ones it has not started where other lanes can take them, so that a lane

@@ -7,10 +7,10 @@
 /// ``BatchSink``): they happen once per task, and a lock there would have every lane meet on
 /// it; what happens here happens once per lane, or once per batch.
 ///
-/// Invariants, checked as preconditions: no lane is on the roster twice; at most `concurrency`
-/// lanes are; `threads` never exceeds the lanes on the roster that have started, nor falls
-/// below zero; the ended lanes never settled more than `taskCount` tasks; the caller is
-/// released once.
+/// Invariants, checked as preconditions (the first in debug builds only): no lane is on the
+/// roster twice; at most `concurrency` lanes are; `threads` never exceeds the lanes on the
+/// roster, nor falls below zero; the ended lanes never settled more than `taskCount` tasks;
+/// the caller is released once.
 @usableFromInline
 struct BatchState {
     @usableFromInline
@@ -37,7 +37,9 @@ struct BatchState {
 
     @inlinable
     init(taskCount: Int, concurrency: Int) {
-        precondition(taskCount >= 0 && concurrency >= 1)
+        precondition(
+            taskCount >= 0 && concurrency >= 1,
+            "BUG IN TASKIG: a batch of \(taskCount) tasks at concurrency \(concurrency)")
         self.taskCount = taskCount
         self.concurrency = concurrency
     }
@@ -53,7 +55,8 @@ struct BatchState {
     /// ``admitsALane(hasTasksToStart:)``).
     @inlinable
     mutating func admit(_ lane: BatchLane, hasTasksToStart: Bool) -> Bool {
-        precondition(!isOnRoster(lane), "a lane admitted twice")
+        // A lane is made just before it is admitted: only a debug build looks through the roster.
+        assert(!isOnRoster(lane), "BUG IN TASKIG: a lane admitted twice")
         guard admitsALane(hasTasksToStart: hasTasksToStart) else { return false }
         lanes.append(lane)
         return true
@@ -62,7 +65,7 @@ struct BatchState {
     /// Takes `lane`, which nothing took up, off the roster: the pool turned it down.
     @inlinable
     mutating func withdraw(_ lane: BatchLane) {
-        precondition(!lane.hasStarted, "a lane withdrawn after it started")
+        precondition(!lane.hasStarted, "BUG IN TASKIG: a lane withdrawn after it started")
         lanes.removeAll { $0 === lane }
     }
 
@@ -73,7 +76,7 @@ struct BatchState {
         lane.hasStarted = true
         guard isOnRoster(lane) else { return false }
         threads += 1
-        precondition(threads <= lanes.count, "more threads than lanes")
+        precondition(threads <= lanes.count, "BUG IN TASKIG: more threads than lanes")
         return true
     }
 
@@ -82,7 +85,7 @@ struct BatchState {
     /// and found no other thread to take it.
     @inlinable
     mutating func threadLeaves() -> Bool {
-        precondition(threads > 0, "a thread left lanes it never took up")
+        precondition(threads > 0, "BUG IN TASKIG: a thread left lanes it never took up")
         threads -= 1
         return !isOver && threads == 0 && lanes.count < concurrency
     }
@@ -103,10 +106,10 @@ struct BatchState {
     /// (a worker may be long in coming, past the pool's limit).
     @inlinable
     mutating func end(_ lane: BatchLane, settled: Int) -> LaneEndAction {
-        precondition(isOnRoster(lane), "a lane ended twice")
+        precondition(isOnRoster(lane), "BUG IN TASKIG: a lane ended twice")
         lanes.removeAll { $0 === lane }
         settledByEndedLanes += settled
-        precondition(settledByEndedLanes <= taskCount, "more tasks settled than the batch has")
+        precondition(settledByEndedLanes <= taskCount, "BUG IN TASKIG: more tasks settled than the batch has")
         guard settledByEndedLanes == taskCount else {
             return !isOver && threads == 0 ? .startLane : .none
         }
