@@ -106,8 +106,10 @@ struct BatchState {
     /// (a worker may be long in coming, past the pool's limit).
     @inlinable
     mutating func end(_ lane: BatchLane, settled: Int) -> LaneEndAction {
-        precondition(isOnRoster(lane), "BUG IN TASKIG: a lane ended twice")
-        lanes.removeAll { $0 === lane }
+        guard let position = lanes.firstIndex(where: { $0 === lane }) else {
+            preconditionFailure("BUG IN TASKIG: a lane ended twice")
+        }
+        lanes.remove(at: position)
         settledByEndedLanes += settled
         precondition(settledByEndedLanes <= taskCount, "BUG IN TASKIG: more tasks settled than the batch has")
         guard settledByEndedLanes == taskCount else {
