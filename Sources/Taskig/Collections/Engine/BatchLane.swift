@@ -33,11 +33,14 @@ final class BatchLane: Sendable {
     @usableFromInline
     let end = Atomic(0)
     /// How many tasks the lane claims at once, and when it claimed the last ones (uptime in
-    /// nanoseconds): only this lane's thread uses them.
+    /// nanoseconds). Only the thread running the lane uses them, but the thread may change
+    /// (a lane left pending runs on again where its outcome arrives): atomics, read and written
+    /// relaxed, are plain loads and stores, without the exclusivity checks that a class's
+    /// variables pay on every access.
     @usableFromInline
-    nonisolated(unsafe) var claimSize = 1
+    let claimSize = Atomic(1)
     @usableFromInline
-    nonisolated(unsafe) var lastClaim: UInt64 = 0
+    let lastClaim = Atomic<UInt64>(0)
     /// Whether the lane's thread has begun running it: set by the caller for its own lane,
     /// and by the lane when its thread takes it up. Only used under the batch's roster lock.
     @usableFromInline
@@ -126,10 +129,11 @@ final class BatchLane: Sendable {
     @inlinable
     func nextClaimSize() -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
-        let claimedQuickly = now &- lastClaim < CollectionTuning.quickClaimNanoseconds
-        claimSize = claimedQuickly ? min(2 * claimSize, CollectionTuning.largestClaim) : 1
-        lastClaim = now
-        return claimSize
+        let claimedQuickly = now &- lastClaim.load(ordering: .relaxed) < CollectionTuning.quickClaimNanoseconds
+        let size = claimedQuickly ? min(2 * claimSize.load(ordering: .relaxed), CollectionTuning.largestClaim) : 1
+        claimSize.store(size, ordering: .relaxed)
+        lastClaim.store(now, ordering: .relaxed)
+        return size
     }
 
     /// Keeps `claimed`, just claimed from the batch and not empty, for this lane; only when
