@@ -290,11 +290,15 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         let last = CurrentRun.whileRunning(&frame) { frame in
             tasks.withUnsafeBufferPointer { tasks -> TaskStep in
                 var lane = lane
+                var step = TaskStep.settled
                 while true {
-                    switch runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: true) {
+                    runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: true, step: &step)
+                    switch step {
                     case .settled: continue
-                    case .movedOn(let successor): lane = successor
-                    case let last: return last
+                    case .movedOn(let successor):
+                        lane = successor
+                        step = .settled
+                    case .leftLast, .noneLeft: return step
                     }
                 }
             }
@@ -318,7 +322,9 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
         var frame = RunFrame(parent: run, task: nil)
         let step = CurrentRun.whileRunning(&frame) { frame in
             tasks.withUnsafeBufferPointer { tasks in
-                runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: false)
+                var step = TaskStep.settled
+                runNextTask(of: tasks, on: lane, frame: frame, mayLeavePending: false, step: &step)
+                return step
             }
         }
         switch step {
@@ -364,16 +370,20 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     }
 
     /// Claims the next task, runs it on `lane` and records its outcome; or leaves it pending,
-    /// when `mayLeavePending`, as ``leavePending(on:)`` allows.
+    /// when `mayLeavePending`, as ``leavePending(on:)`` allows. Sets `step`, which is
+    /// `.settled` on entry, when the lane does not go on as it was: the lane's loop keeps one
+    /// step for all its tasks, so that a task that settles neither writes nor destroys one.
     @inlinable
     @inline(__always)
     func runNextTask(
         of tasks: UnsafeBufferPointer<Work.Element>, on lane: BatchLane, frame: UnsafeMutablePointer<RunFrame>,
-        mayLeavePending: Bool
-    ) -> TaskStep {
-        guard let index = claims.nextTask(for: lane) else { return .noneLeft(lane) }
+        mayLeavePending: Bool, step: inout TaskStep
+    ) {
+        guard let index = claims.nextTask(for: lane) else {
+            step = .noneLeft(lane)
+            return
+        }
         lane.enterTask()
-        var step = TaskStep.settled
         // The lane's caller holds the batch: capturing it strongly would make both lanes write
         // its reference count for every task.
         let outcome = Work.perform(
@@ -391,14 +401,14 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
                 return true
             },
             beforeBlocking: { [unowned(unsafe) self] in self.startLanes(1) })
-        guard let outcome else { return step }
+        guard let outcome else { return }
         lane.leaveTask()
         if sink.record(outcome, at: index) {
             end(cancelled: false)
-            return .noneLeft(lane)
+            step = .noneLeft(lane)
+            return
         }
         progress?.taskSettled()
-        return .settled
     }
 
     /// Whether the thread of `lane`, whose task's outcome is still to come, may leave it
