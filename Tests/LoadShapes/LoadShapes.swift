@@ -296,16 +296,19 @@ enum LoadShapes {
         return value == 1_000_000
     }
 
-    /// 10,000 Swift tasks awaiting the `value` of tasks that block for 1 ms, while a
-    /// heartbeat on Swift's cooperative pool sleeps 1 ms at a time and notes how late it
-    /// wakes; then, for comparison, 10,000 Swift tasks that each suspend for 1 ms.
+    /// 10,000 Swift tasks awaiting the `value` of tasks that block for 1 ms, counting how
+    /// many of those run at once, while a heartbeat on Swift's cooperative pool sleeps 1 ms
+    /// at a time and notes how late it wakes; then, for comparison, 10,000 Swift tasks that
+    /// each suspend for 1 ms.
     static func swiftHeartbeat() -> Bool {
+        let probe = RunningProbe()
         let taskig = heartbeatStall {
             await withTaskGroup(of: Int.self) { group in
                 for i in 0..<10_000 {
                     group.addTask {
                         await Task { () -> Int in
-                            usleep(1_000); return i
+                            probe.measure { usleep(1_000) }
+                            return i
                         }.value
                     }
                 }
@@ -325,6 +328,7 @@ enum LoadShapes {
         }
         print("taskig-stall-ms \(taskig.stall * 1000)")
         print("swift-stall-ms \(swift.stall * 1000)")
+        print("taskig-peak-in-flight \(probe.peak)")
         let expected = (0..<10_000).reduce(0, +)
         return taskig.sum == expected && swift.sum == expected
     }

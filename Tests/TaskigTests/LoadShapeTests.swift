@@ -164,15 +164,16 @@ import Testing
 
     @Test func waitingForTaskigFromSwiftConcurrencyDoesNotStallItsThreads() async throws {
         let output = try await run("swift-heartbeat", timeout: 120)
-        // Swift's own load stalls the heartbeat 10–30 ms here; blocking the cooperative threads
-        // stalled it 120–280 ms. What is left is the worker threads' share of two cores, which
-        // other tests running at the same time make larger. Under ThreadSanitizer that share
-        // alone takes most of a second, so there the bound is what holding the cooperative
-        // threads for the whole load would take: 10,000 × 1 ms on two threads, 5 s, halved.
-        // On one core (CI's `taskset` run) the workers' share is that core's, twice as long.
+        // A Swift task that waits for a Taskig task's `value` suspends: the tasks run on
+        // Taskig's workers, up to the pool's 64 threads at once. Had each wait held its
+        // cooperative thread, no more would run at once than the pool has threads (2 here, 1
+        // on one core), and the 10,000 sleeps would hold the heartbeat for their whole 5 s.
+        // The heartbeat's worst stall is 20–80 ms quiet here, 130–180 ms on one core, larger
+        // when other tests run beside it, and most of a second under ThreadSanitizer.
+        let inFlight = try #require(measurement("taskig-peak-in-flight", in: output))
+        #expect(inFlight >= 16, "\(output)")
         let stall = try #require(measurement("taskig-stall-ms", in: output))
-        let bound: Double = timingSlack > 1 ? 2_500 : allowedCoreCount == 1 ? 200 : 100
-        #expect(stall < bound, "\(output)")
+        #expect(stall < (timingSlack > 1 ? 2_500 : 1_000), "\(output)")
     }
 
     @Test func cancellingAProgressEndsItsWaitWhileDispatchsGlobalThreadsAreHeld() async throws {
