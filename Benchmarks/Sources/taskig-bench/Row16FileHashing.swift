@@ -83,7 +83,7 @@ func runFileHashingRow(into table: Table, repetitions: Int) {
     table.add(
         TableRow(
             row:
-                "16. \(hashedFileCount) files of 1–8 MiB (\(formatBytes(Double(tree.bytes))) in all, written by the benchmark, page cache warm), `urls.map { url in ThrowableTask { try hashFile(url) } }`, `awaitAll()` at the default concurrency, each file read whole and hashed: median (range) of \(repetitions) processes × \(batchesPerProcess) batches",
+                "16. \(hashedFileCount) files of 1–8 MiB (\(formatBytes(Double(tree.bytes))) in all, written by the benchmark, page cache warm), `urls.map { url in ThrowableTask { try hashFile(url) } }`, `awaitAll()` at the default concurrency, each file read whole and hashed: median (range) of \(repetitions) processes × \(batchesPerProcess) batches; the ratio is the median of each pair of processes' ratio",
             taskig: sides.summary(.taskig),
             baseline: "`concurrentPerform` over the same files: \(sides.summary(.perform))",
             ratio: sides.ratioDescription, goal: "≤ 1.05×", met: sides.ratio() <= 1.05))

@@ -107,10 +107,10 @@ if rows.contains(13) {
     runWhereWaitsRunRow(into: table, repetitions: repetitions, processRepetitions: processRepetitions)
 }
 if rows.contains(14) { runLoopsRow(into: table, repetitions: repetitions) }
-if rows.contains(15) { runCPUBoundBatchesRow(into: table, repetitions: processRepetitions) }
-if rows.contains(16) { runFileHashingRow(into: table, repetitions: processRepetitions) }
+if rows.contains(15) { runCPUBoundBatchesRow(into: table, repetitions: repetitions) }
+if rows.contains(16) { runFileHashingRow(into: table, repetitions: repetitions) }
 
 print(
-    "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure; run took \(Int(Date().timeIntervalSince(started))) s.\n"
+    "Machine: \(machine). Medians of \(repetitions) in-process repetitions or \(processRepetitions) fresh processes per figure (rows 15 and 16: \(repetitions) pairs of processes); run took \(Int(Date().timeIntervalSince(started))) s.\n"
 )
 print(table.markdown)
