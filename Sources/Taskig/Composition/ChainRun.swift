@@ -100,9 +100,11 @@ final class ChainRun: Sendable {
     @usableFromInline
     let slotAlignment: Int
     /// Whether the links and slots have been freed, which the chain does as it finishes
-    /// (see ``finishFreeingMemory()``); read by `deinit` for a chain that never finished.
+    /// (see ``finishFreeingMemory()``); read by `deinit` for a chain that never finished. An
+    /// atomic read and written relaxed: a plain load and store, without the two exclusivity
+    /// checks per chain that a class's variable pays.
     @usableFromInline
-    nonisolated(unsafe) var memoryIsFreed = false
+    let memoryIsFreed = Atomic(false)
     @usableFromInline
     let phase = Atomic(Phase.running)
     /// Set by whichever comes first when the chain listens to a future (see
@@ -153,7 +155,7 @@ final class ChainRun: Sendable {
     }
 
     deinit {
-        if !memoryIsFreed { UnsafeMutableRawPointer(links.baseAddress!).deallocate() }
+        if !memoryIsFreed.load(ordering: .relaxed) { UnsafeMutableRawPointer(links.baseAddress!).deallocate() }
     }
 
     /// Runs the chain ending in `tail`, with the current run (see ``CurrentRun``) as the
@@ -246,7 +248,7 @@ final class ChainRun: Sendable {
         withUnsafeTemporaryAllocation(byteCount: slotStride, alignment: slotAlignment) { outcome in
             outcome.baseAddress!.copyMemory(from: slot(after: links.count - 1), byteCount: slotStride)
             UnsafeMutableRawPointer(links.baseAddress!).deallocate()
-            memoryIsFreed = true
+            memoryIsFreed.store(true, ordering: .relaxed)
             finish(self, outcome.baseAddress!)
         }
     }
