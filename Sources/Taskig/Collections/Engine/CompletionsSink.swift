@@ -29,8 +29,12 @@ final class CompletionsSink<Value>: BatchSink {
     /// How far apart consecutive positions lie in ``order``: see ``entry(_:in:stripe:)``.
     @usableFromInline
     let stripe: Int
+    /// How many outcomes lanes have published: the next free position. Every lane increments
+    /// it for every task, so it lies alone on its cache lines (see ``init(count:)``): beside
+    /// the fields that every lane reads for every task (``outcomes``, ``order``,
+    /// ``hasWaiter``), each increment would make the other lanes fetch those again (row 12a).
     @usableFromInline
-    let published = Atomic(0)
+    nonisolated(unsafe) let published: UnsafeMutablePointer<Atomic<Int>>
     /// The positions before this one were taken by the loop; set when the loop ends.
     @usableFromInline
     let takenPrefix = Atomic(0)
@@ -52,6 +56,10 @@ final class CompletionsSink<Value>: BatchSink {
         for offset in 0..<8 * stripe {
             (order + offset).initialize(to: Atomic(0))
         }
+        // Two lines: Intel's processors fetch lines in pairs.
+        published = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 128)
+            .bindMemory(to: Atomic<Int>.self, capacity: 1)
+        published.initialize(to: Atomic(0))
     }
 
     deinit {
@@ -61,6 +69,8 @@ final class CompletionsSink<Value>: BatchSink {
         }
         order.deinitialize(count: 8 * stripe)
         order.deallocate()
+        published.deinitialize(count: 1)
+        published.deallocate()
         outcomes.deallocate()
     }
 
@@ -92,7 +102,7 @@ final class CompletionsSink<Value>: BatchSink {
     @inlinable
     func record(_ outcome: Result<Value, Error>, at index: Int) -> Bool {
         (outcomes + index).initialize(to: outcome)
-        let position = published.wrappingAdd(1, ordering: .relaxed).oldValue
+        let position = published.pointee.wrappingAdd(1, ordering: .relaxed).oldValue
         // Sequentially consistent, with the loader's announcement: either the loop sees this
         // index before it sleeps, or this lane sees that it sleeps.
         entry(position).pointee.store(index + 1, ordering: .sequentiallyConsistent)
@@ -165,7 +175,7 @@ final class CompletionsSink<Value>: BatchSink {
     @usableFromInline
     func takeReady(after position: Int) -> [(offset: Int, result: Result<Value, Error>)] {
         var ready: [(offset: Int, result: Result<Value, Error>)] = []
-        for later in position..<min(published.load(ordering: .acquiring), count) {
+        for later in position..<min(published.pointee.load(ordering: .acquiring), count) {
             let tagged = entry(later).pointee.exchange(0, ordering: .acquiring)
             if tagged != 0 { ready.append((tagged - 1, take(tagged - 1))) }
         }
