@@ -57,7 +57,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
     let roster: LockedState<BatchState>
     @usableFromInline
     let claims: BatchClaims
-    /// Where lanes after the first run; set once by ``runAndWait(lanesOn:)``.
+    /// Where the lanes the batch starts run; set once by ``start(lanesOn:callerMayRunALane:)``.
     @usableFromInline
     let placement = LockedState(LanePlacement.workers(mayQueue: true))
     /// ``runLane(_:)``, as compiled where the batch was made, where the task and outcome types
@@ -274,7 +274,7 @@ final class Batch<Work: LaneWork, Sink: BatchSink>: Sendable where Sink.Outcome 
 
     /// Runs `lane` until no task is left for it or the batch is over; a lane let go before its
     /// thread took it up (see ``endLane(_:)``) does nothing. A task left pending on a lane
-    /// (see ``leavePending(_:at:on:)``) moves the thread on to the lane after it.
+    /// (see ``leavePending(on:)``) moves the thread on to the lane after it.
     @inlinable
     func runLane(_ lane: BatchLane) {
         let threadTimes = ThreadTimes.ofCurrentThread()
