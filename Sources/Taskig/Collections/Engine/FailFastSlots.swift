@@ -36,8 +36,10 @@ final class FailFastSlots<Value>: BatchSink {
     /// writer is left.
     @usableFromInline
     nonisolated(unsafe) let states: UnsafeMutablePointer<Atomic<UInt8>>
+    /// Whether ``finish()`` freed the states; a relaxed atomic, a plain load and store where a
+    /// class's variable pays exclusivity checks.
     @usableFromInline
-    nonisolated(unsafe) var statesAreFreed = false
+    let statesAreFreed = Atomic(false)
     @usableFromInline
     let isClosed = Atomic(false)
     @usableFromInline
@@ -60,14 +62,14 @@ final class FailFastSlots<Value>: BatchSink {
     }
 
     deinit {
-        if !statesAreFreed { freeStates() }
+        if !statesAreFreed.load(ordering: .relaxed) { freeStates() }
     }
 
     @usableFromInline
     func freeStates() {
         states.deinitialize(count: count)
         states.deallocate()
-        statesAreFreed = true
+        statesAreFreed.store(true, ordering: .relaxed)
     }
 
     @inlinable
