@@ -36,9 +36,11 @@ enum LoadShapes {
     ]
 
     /// Eight callers, for a second, each awaiting with a 1 ms timeout a task whose 50 ms body
-    /// ignores cancellation.
+    /// ignores cancellation; each body notes whether its caller had already given up on it
+    /// when it started.
     static func timeoutStorm() -> Bool {
         let started = Atomic(0)
+        let startedAfterGivingUp = Atomic(0)
         let timedOut = Atomic(0)
         let callers = DispatchGroup()
         let end = DispatchTime.now() + 1
@@ -46,14 +48,17 @@ enum LoadShapes {
             callers.enter()
             Thread.detachNewThread {
                 while DispatchTime.now() < end {
+                    let gaveUp = Flag()
                     let task = ThrowableTask { () -> Int in
                         started.add(1, ordering: .relaxed)
+                        if gaveUp.isSet { startedAfterGivingUp.add(1, ordering: .relaxed) }
                         usleep(50_000)
                         return 1
                     }
                     do {
                         _ = try task.await(timeout: 0.001)
                     } catch TaskigError.timedOut {
+                        gaveUp.set()
                         timedOut.add(1, ordering: .relaxed)
                     } catch {}
                 }
@@ -63,6 +68,7 @@ enum LoadShapes {
         callers.wait()
         print("timed-out \(timedOut.load(ordering: .relaxed))")
         print("bodies-started \(started.load(ordering: .relaxed))")
+        print("bodies-started-after-giving-up \(startedAfterGivingUp.load(ordering: .relaxed))")
         // Enough waits given up to need far more than the thread limit, had every body
         // started (about 8,000 on a quiet machine, a few hundred under ThreadSanitizer).
         return timedOut.load(ordering: .relaxed) > 200
@@ -438,6 +444,15 @@ final class RunningProbe: Sendable {
     }
 
     var peak: Int { highest.load(ordering: .relaxed) }
+}
+
+/// A flag that one thread sets and others read.
+final class Flag: Sendable {
+    private let value = Atomic(false)
+
+    func set() { value.store(true, ordering: .releasing) }
+
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
 /// A list that several threads append to.

@@ -19,10 +19,15 @@ import Testing
 
     @Test func aStormOfTimeoutsOfWorkThatIgnoresCancellationStaysWithinTheThreadLimit() async throws {
         let output = try await run("timeout-storm")
-        // Runs given up on before they started never started: far fewer bodies than waits.
+        // A run given up on before it started never starts. Its caller notes that it gave up
+        // once its wait has thrown, and a body that starts after that would have been given up
+        // on first: 0–1 of about 1,200 bodies here. Only a body a worker took just as its
+        // caller gave up can see it; had given-up runs started anyway, almost every body would
+        // have, since the workers are busy with 50 ms bodies long after a 1 ms timeout. The
+        // count does not depend on the machine's speed, as the number of timeouts does.
         let started = try #require(measurement("bodies-started", in: output))
-        let timedOut = try #require(measurement("timed-out", in: output))
-        #expect(started < timedOut / 2, "\(output)")
+        let startedAfterGivingUp = try #require(measurement("bodies-started-after-giving-up", in: output))
+        #expect(started > 0 && startedAfterGivingUp < started / 10, "\(output)")
     }
 
     @Test func startingThousandsOfFuturesNeitherBlocksNorExceedsTheLimit() async throws {
