@@ -27,6 +27,12 @@ let package = Package(
             dependencies: ["Taskig"],
             path: "Tests/LoadShapes"
         ),
+        // Waits that cannot end, which Taskig reports; TaskigTests runs it.
+        .executableTarget(
+            name: "taskig-hangs",
+            dependencies: ["Taskig"],
+            path: "Tests/Hangs"
+        ),
         .testTarget(name: "TaskigURLTests", dependencies: ["TaskigURL"]),
         // The README's examples, compiled the way most existing clients build: in Swift 5 mode.
         .testTarget(

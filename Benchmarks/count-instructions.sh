@@ -19,6 +19,9 @@
 #                                        `ThrowableTask { i &* 2 }`s, the same tasks awaited with
 #                                        `awaitAll()` (the difference is awaitAll's own cost),
 #                                        and `concurrentPerform` per closure, ~10 min
+#   ./count-instructions.sh callback-task-await callback-throwable-task-await
+#                                        a callback task's run (issue 27: what watching its
+#                                        handler for a drop costs)
 #
 # Each shape runs in a process that measures it once, and in one that measures it twice (a
 # map chain: three times), N items each time; the difference, divided by the items the second
@@ -46,6 +49,8 @@ shapes=(
     "swift-fan-out 5000"
     "task-await 20000"
     "throwable-task-await 20000"
+    "callback-task-await 20000"
+    "callback-throwable-task-await 20000"
     "global-async-semaphore 5000"
     "swift-task-value 5000"
     "await-all-prebuilt-tasks 20000"

@@ -20,7 +20,7 @@ extension HTTPTask {
     /// ```
     public func validatingStatus(_ accepted: some RangeExpression<Int> & Sendable) -> HTTPTask {
         HTTPTask(
-            session: session,
+            sessions: sessions,
             request: request,
             transfer: transfer,
             validation: StatusValidation(accepts: { accepted.contains($0) }),

@@ -38,22 +38,25 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
     /// The payload and the HTTP response it came with.
     public typealias ResultType = (Payload, HTTPURLResponse)
 
-    /// The session the request runs on.
-    public let session: URLSession
+    /// The session the request runs on. A data task with a progress and a download run on
+    /// its delegate session instead, made with its configuration (see ``TaskigSession``).
+    public var session: URLSession { sessions.session }
     /// The request each run sends.
     public let request: URLRequest
+    /// The session, and its delegate session.
+    let sessions: TaskigSession
     let transfer: HTTPTransfer<Payload>
     let validation: StatusValidation?
     let cancellation: SessionTaskCancellation
 
     init(
-        session: URLSession,
+        sessions: TaskigSession,
         request: URLRequest,
         transfer: HTTPTransfer<Payload>,
         validation: StatusValidation? = nil,
         cancellation: SessionTaskCancellation = SessionTaskCancellation()
     ) {
-        self.session = session
+        self.sessions = sessions
         self.request = request
         self.transfer = transfer
         self.validation = validation
@@ -78,7 +81,7 @@ public struct HTTPTask<Payload: Sendable>: ThrowableTaskType, CancellableTaskTyp
         }
         let cancellation = cancellation
         let runWasCancelled = LockedState(false)
-        let sessionTask = transfer.makeSessionTask(session, request, validation) { result in
+        let sessionTask = transfer.makeSessionTask(sessions, request, validation) { result in
             cancellation.release(slot)
             let cancelled = cancellation.isCancelled || runWasCancelled.withLock { $0 }
             let outcome = Self.reportingCancellation(result, cancelled: cancelled)

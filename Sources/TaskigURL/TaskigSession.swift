@@ -19,9 +19,44 @@ import Foundation
 /// let session = URLSession(configuration: configuration)
 /// let pages = try urls.map { session.taskig.data(from: $0) }.awaitAll(concurrency: 16)
 /// ```
+///
+/// Plain data tasks run on `session` itself. Data tasks with a progress and downloads need
+/// URLSession's delegate calls, which a session made by someone else cannot give, so they
+/// run on a second session, its *delegate session*:
+///
+/// - It is made once for each `session`, when the first such run starts, with `session`'s
+///   configuration (cookies, cache, credentials, headers, timeouts, connections per host),
+///   and every such run of `session` shares it, and its open connections, whichever
+///   `session.taskig` value made the task. Cancelling a run cancels its own request only.
+/// - It is not `session`: its requests and connections are its own, so one host may see up
+///   to twice `httpMaximumConnectionsPerHost` connections from the two. `session`'s
+///   delegate is not called for them, and `invalidateAndCancel()` on `session` does not
+///   reach them; cancel the tasks instead.
+/// - It lives as long as `session` does and is invalidated, letting its requests finish,
+///   after `session` and every task made from it are released. For `URLSession.shared` it
+///   lives as long as the process.
+/// - Background configurations (`URLSessionConfiguration.background(withIdentifier:)`) are
+///   not supported: their transfers outlive the process and report to a delegate the system
+///   relaunches, which a task that is waited for cannot be.
+///
+/// On Linux, the first `session.taskig` of a session also makes it keep its open connections
+/// for reuse while few of its requests are in flight, which libcurl's default does not:
+/// URLSession on Linux otherwise closes the oldest idle connection whenever a request ends
+/// with more than four connections open for each request in flight. The session then keeps
+/// up to four times its `httpMaximumConnectionsPerHost` connections open, and closes idle
+/// ones as before when the server closes them or after about two minutes unused. This also
+/// applies to the requests the session makes outside Taskig.
 public struct TaskigSession: Sendable {
     /// The session the tasks run on.
     public let session: URLSession
+    /// Where data tasks with a progress and downloads run: the same for every `TaskigSession`
+    /// of `session`.
+    let delegateSession: DelegateSession
+
+    init(session: URLSession) {
+        self.session = session
+        delegateSession = SessionRegistry.delegateSession(of: session)
+    }
 
     /// A task that sends `request` and gives the body and the response, counting the body's
     /// bytes into `progress` when you pass one.
@@ -54,15 +89,17 @@ public struct TaskigSession: Sendable {
     /// `pause()` on it change nothing; cancel the task (``HTTPTask/cancel()``) or give up on
     /// its run instead.
     ///
-    /// Counting needs URLSession's delegate calls, so with a progress each run gets a session
-    /// of its own, made with `session`'s configuration as a download's is: it does not reuse
-    /// `session`'s open connections.
+    /// Counting needs URLSession's delegate calls, so with a progress the task runs on the
+    /// delegate session, as a download does (see ``TaskigSession``): it reuses the connections
+    /// of the other data tasks with a progress and downloads of `session`, not those of its
+    /// plain data tasks. The progress is updated on the delegate session's serial queue, where
+    /// an observer must not wait for another request of `session` with a progress.
     ///
     /// - Parameters:
     ///   - request: The request each run sends.
     ///   - progress: Counts the body's bytes; `nil`, the default, counts nothing.
     public func data(for request: URLRequest, progress: Progress? = nil) -> HTTPTask<Data> {
-        HTTPTask(session: session, request: request, transfer: .data(progress: progress))
+        HTTPTask(sessions: self, request: request, transfer: .data(progress: progress))
     }
 
     /// A task that gets `url` and gives the body and the response, counting the body's bytes
@@ -75,12 +112,12 @@ public struct TaskigSession: Sendable {
     /// `destination` and the response, and counting the body's bytes into `progress` as
     /// ``data(for:progress:)`` describes.
     ///
-    /// The body is streamed to a hidden file beside `destination` and renamed over it only
-    /// once it is complete and accepted, replacing a file already there in one atomic step.
-    /// A download that fails, is rejected, times out or is cancelled deletes that file: it
-    /// leaves `destination` as it was and no file behind, in the temporary directory or
-    /// anywhere else. The directory must exist; a destination that cannot be written throws
-    /// the file system's error.
+    /// The download runs on the delegate session (see ``TaskigSession``). The body is streamed
+    /// to a hidden file beside `destination` and renamed over it only once it is complete and
+    /// accepted, replacing a file already there in one atomic step. A download that fails, is
+    /// rejected, times out or is cancelled deletes that file: it leaves `destination` as it
+    /// was and no file behind, in the temporary directory or anywhere else. The directory must
+    /// exist; a destination that cannot be written throws the file system's error.
     ///
     /// ```swift
     /// let file = FileManager.default.temporaryDirectory.appendingPathComponent("report.pdf")
@@ -90,7 +127,7 @@ public struct TaskigSession: Sendable {
     ///     .await()
     /// ```
     public func download(for request: URLRequest, to destination: URL, progress: Progress? = nil) -> HTTPTask<URL> {
-        HTTPTask(session: session, request: request, transfer: .download(to: destination, progress: progress))
+        HTTPTask(sessions: self, request: request, transfer: .download(to: destination, progress: progress))
     }
 
     /// A task that gets `url` and saves the body to the file at `destination`, counting the

@@ -121,9 +121,8 @@ enum BatchDemo {
                 + " \(bytes.byteCountText)" + (unreadable > 0 ? " (\(unreadable) could not be read)" : "")
                 + ". Most words:")
         for file in counted.sorted(by: { $0.words > $1.words }).prefix(3) {
-            console.line(
-                "   \(file.words.groupedText.leftPadded(to: 9))  \(name(of: URL(fileURLWithPath: file.path), under: directory))"
-            )
+            let fileName = name(of: URL(fileURLWithPath: file.path), under: directory)
+            console.line("   \(file.words.groupedText.leftPadded(to: 9))  \(fileName)")
         }
     }
 }

@@ -37,8 +37,8 @@ enum FetchDemo {
             loopbackPaths.map(server.url), concurrency: options.concurrency, naming: \.path, console: console)
         server.stop()
         console.line(
-            "   The server saw at most \(console.bold("\(server.peakInFlight)")) requests at once, and it is stopped now."
-        )
+            "   The server saw at most \(console.bold("\(server.peakInFlight)")) requests at once, "
+                + "and it is stopped now.")
         if let failure = fetches.first(where: { (try? $0.outcome.get()) == nil }) {
             throw DemoFailure(description: "fetching \(failure.url.path) from the loopback server failed")
         }

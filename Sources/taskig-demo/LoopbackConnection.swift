@@ -1,23 +1,12 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// One accepted connection of the ``LoopbackServer``: reads a request's head, writes an answer.
 struct LoopbackConnection {
     let fd: Int32
 
     init(fd: Int32) {
         self.fd = fd
-        #if canImport(Darwin)
-            // A client that hangs up mid-answer must not kill the demo with SIGPIPE; on Linux
-            // `send` passes MSG_NOSIGNAL instead.
-            var on: Int32 = 1
-            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
-        #endif
+        SocketPlatform.keepFromRaisingSIGPIPE(fd)
     }
 
     /// Reads the request line and headers; returns the path of the request line (`/bytes/64`),
@@ -46,15 +35,10 @@ struct LoopbackConnection {
             + "Content-Length: \(response.body.count)\r\n"
             + "Connection: close\r\n\r\n"
         let bytes = Array(head.utf8) + response.body
-        #if canImport(Glibc)
-            let flags = Int32(MSG_NOSIGNAL)
-        #else
-            let flags: Int32 = 0
-        #endif
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + offset, raw.count - offset, flags)
+                send(fd, raw.baseAddress! + offset, raw.count - offset, SocketPlatform.sendFlags)
             }
             guard sent > 0 else { return }
             offset += sent

@@ -1,12 +1,6 @@
 import Foundation
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A tiny HTTP/1.1 server on 127.0.0.1, on a port the system picks, so the fetch section
 /// needs no network.
 ///
@@ -25,12 +19,7 @@ final class LoopbackServer: Sendable {
 
     /// Starts listening and accepting on a thread of its own.
     init() throws {
-        #if canImport(Glibc)
-            let stream = Int32(SOCK_STREAM.rawValue)
-        #else
-            let stream = SOCK_STREAM
-        #endif
-        let fd = socket(AF_INET, stream, 0)
+        let fd = socket(AF_INET, SocketPlatform.streamType, 0)
         guard fd >= 0 else { throw DemoFailure(description: "socket() failed, errno \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -22,6 +22,8 @@ enum LoadShapes {
         "stuck-then-quick": stuckThenQuick,
         "short-blocking": shortBlocking,
         "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
+        "nested-race-on-a-full-pool": nestedRaceOnAFullPool,
+        "nested-collection-on-a-full-pool": nestedCollectionOnAFullPool,
         "future-chain": futureChain,
         "recursive-countdown": recursiveCountdown,
         "recursive-tail-countdown": recursiveTailCountdown,
@@ -33,14 +35,31 @@ enum LoadShapes {
         "swift-heartbeat": swiftHeartbeat,
         "progress-cancel-global-threads-held": progressCancelWithGlobalThreadsHeld,
         "idle": idle,
+        "stack-overflow-on-worker": stackOverflowOnWorker,
     ]
+
+    /// A task whose work awaits the task itself, without end, on a worker: the stack overflows
+    /// there, and the process must die printing Swift's crash report, as it does on the main
+    /// thread. Never returns.
+    static func stackOverflowOnWorker() -> Bool {
+        let box = TaskBox()
+        box.task.withLock { $0 = ThrowableTask { try box.task.withLock { $0 }!.await() + 1 } }
+        let ended = DispatchSemaphore(value: 0)
+        box.task.withLock { $0 }!.async { _ in ended.signal() }
+        ended.wait()
+        return false
+    }
 
     /// Eight callers, for a second, each awaiting with a 1 ms timeout a task whose 50 ms body
     /// ignores cancellation; each body notes whether its caller had already given up on it
-    /// when it started.
+    /// when it started, and how long before: a worker that took the run just before its caller
+    /// gave up may reach the body's first line just after, and only the bug starts bodies
+    /// long after (behind the 50 ms bodies that hold the workers).
     static func timeoutStorm() -> Bool {
         let started = Atomic(0)
         let startedAfterGivingUp = Atomic(0)
+        let startedLongAfterGivingUp = Atomic(0)
+        let longestLagMicroseconds = Atomic(0)
         let timedOut = Atomic(0)
         let callers = DispatchGroup()
         let end = DispatchTime.now() + 1
@@ -48,17 +67,23 @@ enum LoadShapes {
             callers.enter()
             Thread.detachNewThread {
                 while DispatchTime.now() < end {
-                    let gaveUp = Flag()
+                    let gaveUpAt = Atomic<UInt64>(0)
                     let task = ThrowableTask { () -> Int in
                         started.add(1, ordering: .relaxed)
-                        if gaveUp.isSet { startedAfterGivingUp.add(1, ordering: .relaxed) }
+                        let gaveUp = gaveUpAt.load(ordering: .acquiring)
+                        if gaveUp != 0 {
+                            let lag = Int((DispatchTime.now().uptimeNanoseconds - gaveUp) / 1_000)
+                            startedAfterGivingUp.add(1, ordering: .relaxed)
+                            if lag >= 20_000 { startedLongAfterGivingUp.add(1, ordering: .relaxed) }
+                            longestLagMicroseconds.max(lag, ordering: .relaxed)
+                        }
                         usleep(50_000)
                         return 1
                     }
                     do {
                         _ = try task.await(timeout: 0.001)
                     } catch TaskigError.timedOut {
-                        gaveUp.set()
+                        gaveUpAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .releasing)
                         timedOut.add(1, ordering: .relaxed)
                     } catch {}
                 }
@@ -69,22 +94,31 @@ enum LoadShapes {
         print("timed-out \(timedOut.load(ordering: .relaxed))")
         print("bodies-started \(started.load(ordering: .relaxed))")
         print("bodies-started-after-giving-up \(startedAfterGivingUp.load(ordering: .relaxed))")
+        print("bodies-started-20ms-after-giving-up \(startedLongAfterGivingUp.load(ordering: .relaxed))")
+        print("longest-lag-microseconds \(longestLagMicroseconds.load(ordering: .relaxed))")
         // Enough waits given up to need far more than the thread limit, had every body
         // started (about 8,000 on a quiet machine, a few hundred under ThreadSanitizer).
         return timedOut.load(ordering: .relaxed) > 200
     }
 
-    /// 2,000 `start()`s of 50 ms work in a loop, then every future awaited.
+    /// 2,000 `start()`s in a loop of work that waits until the loop has ended, or 10 s, then
+    /// every future awaited. Had a `start()` waited for a thread, the loop would have waited
+    /// for work that waits for the loop: that work would wait out its 10 s, which it counts.
     static func startStorm() -> Bool {
+        let loopEnded = DispatchGroup()
+        loopEnded.enter()
+        let waitedOutTheLoop = Atomic(0)
         let loopStart = DispatchTime.now()
         let futures = (0..<2000).map { i in
             ThrowableTask { () -> Int in
-                usleep(50_000)
+                if loopEnded.wait(timeout: .now() + 10) == .timedOut { waitedOutTheLoop.add(1, ordering: .relaxed) }
                 return i
             }.start()
         }
         print("start-loop-seconds \(secondsSince(loopStart))")
+        loopEnded.leave()
         let values = futures.map { try? $0.await() }
+        print("work-that-waited-out-the-loop \(waitedOutTheLoop.load(ordering: .relaxed))")
         return values == (0..<2000).map { Optional($0) }
     }
 
@@ -111,27 +145,39 @@ enum LoadShapes {
         return totals.values == [256, 256, 256]
     }
 
-    /// 400 tasks that sleep 20 ms each, 50 at a time.
+    /// 400 tasks that sleep 20 ms each, 50 at a time; the first 50 meet first.
     static func blockingFifty() -> Bool {
         let probe = RunningProbe()
+        let firstWave = Meeting(of: 50)
         let values = (0..<400).map { i in
             Task {
-                probe.measure { usleep(20_000) }; return i
+                probe.measure {
+                    if i < 50 { firstWave.arriveAndWait() }
+                    usleep(20_000)
+                }
+                return i
             }
         }.awaitAll(concurrency: 50)
         print("peak-running \(probe.peak)")
+        print("waits-that-timed-out \(firstWave.waitsThatTimedOut)")
         return values == Array(0..<400)
     }
 
-    /// 20 tasks that sleep 50 ms each, 5 at a time.
+    /// 20 tasks that sleep 50 ms each, 5 at a time; the first 5 meet first.
     static func concurrencyFive() -> Bool {
         let probe = RunningProbe()
+        let firstWave = Meeting(of: 5)
         let values = (0..<20).map { i in
             Task {
-                probe.measure { usleep(50_000) }; return i
+                probe.measure {
+                    if i < 5 { firstWave.arriveAndWait() }
+                    usleep(50_000)
+                }
+                return i
             }
         }.awaitAll(concurrency: 5)
         print("peak-running \(probe.peak)")
+        print("waits-that-timed-out \(firstWave.waitsThatTimedOut)")
         return values == Array(0..<20)
     }
 
@@ -171,20 +217,25 @@ enum LoadShapes {
         return seen?.sorted() == Array(0..<60)
     }
 
-    /// Computes (reads the clock in a loop) for `seconds`, then returns `value`.
+    /// Computes (reads the clock in a loop) for `seconds`, then returns `value`. The loop runs
+    /// at least once, however late the thread gets a core: a thread preempted for longer than
+    /// `seconds` before its first look at the clock (ThreadSanitizer at a load of 9) must still
+    /// return `value`.
     static func compute(for seconds: Double, returning value: Int) -> Int {
         let end = DispatchTime.now().uptimeNanoseconds + UInt64(seconds * 1e9)
         var spins = 0
-        while DispatchTime.now().uptimeNanoseconds < end { spins &+= 1 }
+        repeat { spins &+= 1 } while DispatchTime.now().uptimeNanoseconds < end
         return spins > 0 ? value : -1
     }
 
-    /// 200 tasks that complete through a timer's callback 50 ms later, 200 at a time: a task
-    /// whose callback is pending holds no thread (DESIGN §3, rule 4), so they all wait at once.
+    /// 200 tasks that complete through a callback, 200 at a time: a task whose callback is
+    /// pending holds no thread (rule 4 of "Waiting safely"), so they all wait at once. The callbacks
+    /// come from a global queue once all 200 are pending, or after 10 s: tasks that held their
+    /// threads while pending could not all be, and would wait out the 10 s.
     static func callbackWave() -> Bool {
-        let values = (0..<200).map { i in
-            Task<Int> { done in DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { done(i) } }
-        }.awaitAll(concurrency: 200)
+        let wave = CompletionWave(count: 200)
+        let values = (0..<200).map { i in Task<Int> { done in wave.leave(i, done) } }.awaitAll(concurrency: 200)
+        print("waits-that-timed-out \(wave.waitsThatTimedOut)")
         return values == Array(0..<200)
     }
 
@@ -198,41 +249,55 @@ enum LoadShapes {
     }
 
     /// 60 throwing tasks that complete through a 20 ms timer, 5 at a time: pending ones count
-    /// toward the bound, so 5 are pending at once, in 12 waves.
+    /// toward the bound, so 5 are pending at once, in 12 waves. The first 5 arm their timers
+    /// once all 5 are pending.
     static func callbacksBounded() -> Bool {
         let pending = Atomic(0)
         let highest = Atomic(0)
+        let firstWave = Meeting(of: 5)
         let values = try? (0..<60).map { i in
             ThrowableTask<Int> { done in
                 highest.max(pending.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
-                DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
-                    pending.subtract(1, ordering: .relaxed)
-                    done(.success(i))
+                let armTimer: @Sendable () -> Void = {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.02) {
+                        pending.subtract(1, ordering: .relaxed)
+                        done(.success(i))
+                    }
                 }
+                if i < 5 { firstWave.arrive(then: armTimer) } else { armTimer() }
             }
         }.awaitAll(concurrency: 5)
         print("peak-running \(highest.load(ordering: .relaxed))")
+        print("waits-that-timed-out \(firstWave.waitsThatTimedOut)")
         return values == Array(0..<60)
     }
 
-    /// 5,000 quick tasks, then 40 that block for 100 ms, 20 at a time.
+    /// 5,000 quick tasks, then 40 that block for 100 ms, 20 at a time; the first 20 of those
+    /// meet first.
     static func blockingLate() -> Bool {
         let probe = RunningProbe()
+        let firstWave = Meeting(of: 20)
         let quick = (0..<5_000).map { i in Task { i } }
         let blocking = (0..<40).map { i in
             Task {
-                probe.measure { usleep(100_000) }; return i
+                probe.measure {
+                    if i < 20 { firstWave.arriveAndWait() }
+                    usleep(100_000)
+                }
+                return i
             }
         }
         let values = (quick + blocking).awaitAll(concurrency: 20)
         print("peak-running \(probe.peak)")
+        print("waits-that-timed-out \(firstWave.waitsThatTimedOut)")
         return values == Array(0..<5_000) + Array(0..<40)
     }
 
     /// 20 tasks that block for 30 ms, 3,000 quick ones, then 20 that block for 100 ms, 20 at a
-    /// time.
+    /// time; the last 20 meet first.
     static func stuckThenQuick() -> Bool {
         let probe = RunningProbe()
+        let lastWave = Meeting(of: 20)
         let first = (0..<20).map { i in
             Task { () -> Int in
                 usleep(30_000); return -i
@@ -241,11 +306,16 @@ enum LoadShapes {
         let quick = (0..<3_000).map { i in Task { i } }
         let blocking = (0..<20).map { i in
             Task {
-                probe.measure { usleep(100_000) }; return i
+                probe.measure {
+                    lastWave.arriveAndWait()
+                    usleep(100_000)
+                }
+                return i
             }
         }
         let values = (first + quick + blocking).awaitAll(concurrency: 20)
         print("peak-running \(probe.peak)")
+        print("waits-that-timed-out \(lastWave.waitsThatTimedOut)")
         return values == (0..<20).map { -$0 } + Array(0..<3_000) + Array(0..<20)
     }
 
@@ -302,10 +372,10 @@ enum LoadShapes {
         return value == 1_000_000
     }
 
-    /// 10,000 Swift tasks awaiting the `value` of tasks that block for 1 ms, counting how
+    /// 10,000 Swift tasks awaiting the `value` of tasks that block for 2 ms, counting how
     /// many of those run at once, while a heartbeat on Swift's cooperative pool sleeps 1 ms
-    /// at a time and notes how late it wakes; then, for comparison, 10,000 Swift tasks that
-    /// each suspend for 1 ms.
+    /// at a time and notes how often and how late it wakes; then, for comparison, 10,000 Swift
+    /// tasks that each suspend for 1 ms.
     static func swiftHeartbeat() -> Bool {
         let probe = RunningProbe()
         let taskig = heartbeatStall {
@@ -313,7 +383,7 @@ enum LoadShapes {
                 for i in 0..<10_000 {
                     group.addTask {
                         await Task { () -> Int in
-                            probe.measure { usleep(1_000) }
+                            probe.measure { usleep(2_000) }
                             return i
                         }.value
                     }
@@ -333,31 +403,38 @@ enum LoadShapes {
             }
         }
         print("taskig-stall-ms \(taskig.stall * 1000)")
+        print("taskig-beats \(taskig.beats)")
         print("swift-stall-ms \(swift.stall * 1000)")
+        print("swift-beats \(swift.beats)")
         print("taskig-peak-in-flight \(probe.peak)")
         let expected = (0..<10_000).reduce(0, +)
         return taskig.sum == expected && swift.sum == expected
     }
 
-    /// The longest a 1 ms heartbeat on the cooperative pool overslept while `load` ran, and
-    /// what `load` returned.
-    static func heartbeatStall(_ load: @escaping @Sendable () async -> Int) -> (stall: Double, sum: Int) {
+    /// How often a 1 ms heartbeat on the cooperative pool woke while `load` ran, the longest it
+    /// overslept, and what `load` returned.
+    static func heartbeatStall(
+        _ load: @escaping @Sendable () async -> Int
+    ) -> (stall: Double, beats: Int, sum: Int) {
         let done = DispatchSemaphore(value: 0)
-        let outcome = LockedList<(Double, Int)>()
+        let outcome = LockedList<(Double, Int, Int)>()
         _Concurrency.Task {
             let finished = Atomic(false)
             let beat = _Concurrency.Task {
                 var worst = 0.0
+                var beats = 0
                 while !finished.load(ordering: .relaxed) {
                     let before = DispatchTime.now()
                     try? await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
                     worst = max(worst, secondsSince(before) - 0.001)
+                    beats += 1
                 }
-                return worst
+                return (worst, beats)
             }
             let sum = await load()
             finished.store(true, ordering: .relaxed)
-            outcome.append((await beat.value, sum))
+            let (worst, beats) = await beat.value
+            outcome.append((worst, beats, sum))
             done.signal()
         }
         done.wait()
@@ -446,6 +523,115 @@ final class RunningProbe: Sendable {
     var peak: Int { highest.load(ordering: .relaxed) }
 }
 
+/// A meeting of the first `count` pieces of work to arrive: each waits until all of them have
+/// arrived, or 10 s have passed. Work that must run (or be pending) side by side proves it by
+/// meeting, however slowly a loaded machine starts it; had it not run side by side, it would
+/// wait out the 10 s, which the meeting counts. Arrivals after the meeting go on at once.
+/// (Atomics and a `DispatchGroup`, which ThreadSanitizer sees; it does not see `Mutex`.)
+final class Meeting: Sendable {
+    private let count: Int
+    private let arrived = Atomic(0)
+    private let isOver = Atomic(false)
+    private let timedOut = Atomic(0)
+    private let over = DispatchGroup()
+
+    init(of count: Int) {
+        self.count = count
+        over.enter()
+        Thread.detachNewThread { [self] in
+            Thread.sleep(forTimeInterval: 10)
+            if end() { timedOut.store(arrived.load(ordering: .relaxed), ordering: .relaxed) }
+        }
+    }
+
+    /// Ends the meeting; `false` when it was over already.
+    private func end() -> Bool {
+        guard isOver.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return false }
+        over.leave()
+        return true
+    }
+
+    private func arrive() {
+        if arrived.add(1, ordering: .relaxed).newValue == count { _ = end() }
+    }
+
+    /// Arrives, and runs `proceed` on a global queue once the meeting is over.
+    func arrive(then proceed: @escaping @Sendable () -> Void) {
+        arrive()
+        over.notify(queue: .global(), execute: proceed)
+    }
+
+    /// Arrives, and blocks until the meeting is over.
+    func arriveAndWait() {
+        arrive()
+        over.wait()
+    }
+
+    /// How many arrivals waited out the 10 s: none unless the work never ran side by side.
+    var waitsThatTimedOut: Int { timedOut.load(ordering: .relaxed) }
+}
+
+/// The completions of a wave of callback tasks, called with their indices from a thread of
+/// their own once every task of the wave has left its completion, or after 10 s. A task's own
+/// code only stores its completion and sets a flag, with no lock and no allocation: arming a
+/// timer instead can sleep on Dispatch's and ThreadSanitizer's locks, which a collection's
+/// looks rightly count as a task that blocks, and answer with more lanes.
+///
+/// `@unchecked Sendable`: each slot is written once, by one task, before that task sets the
+/// slot's flag with release ordering; the calling thread reads a slot only once it has seen
+/// its flag with acquire ordering.
+final class CompletionWave: @unchecked Sendable {
+    private let count: Int
+    private let completions: UnsafeMutablePointer<(@Sendable (Int) -> Void)?>
+    private let isLeft: UnsafeMutablePointer<Atomic<Bool>>
+    private let left = Atomic(0)
+    private let timedOut = Atomic(0)
+
+    init(count: Int) {
+        self.count = count
+        completions = .allocate(capacity: count)
+        completions.initialize(repeating: nil, count: count)
+        isLeft = .allocate(capacity: count)
+        for index in 0..<count { (isLeft + index).initialize(to: Atomic(false)) }
+        let deadline = DispatchTime.now() + 10
+        Thread.detachNewThread { [self] in
+            while left.load(ordering: .relaxed) < count && DispatchTime.now() < deadline { usleep(1_000) }
+            if left.load(ordering: .relaxed) < count {
+                timedOut.store(left.load(ordering: .relaxed), ordering: .relaxed)
+            }
+            var called = [Bool](repeating: false, count: count)
+            var calledCount = 0
+            while calledCount < count {
+                for index in 0..<count where !called[index] && isLeft[index].load(ordering: .acquiring) {
+                    called[index] = true
+                    calledCount += 1
+                    completions[index]?(index)
+                }
+                if calledCount < count { usleep(1_000) }
+            }
+        }
+    }
+
+    deinit {
+        completions.deinitialize(count: count)
+        completions.deallocate()
+        isLeft.deinitialize(count: count)
+        isLeft.deallocate()
+    }
+
+    /// Leaves the completion of task `index`, to be called with `index`.
+    func leave(_ index: Int, _ completion: @escaping @Sendable (Int) -> Void) {
+        completions[index] = completion
+        isLeft[index].store(true, ordering: .releasing)
+        left.add(1, ordering: .relaxed)
+    }
+
+    /// How many tasks had left their completions when the wave gave up waiting for the rest:
+    /// none unless the tasks could not all be pending at once.
+    var waitsThatTimedOut: Int { timedOut.load(ordering: .relaxed) }
+}
+
 /// A flag that one thread sets and others read.
 final class Flag: Sendable {
     private let value = Atomic(false)
@@ -455,13 +641,34 @@ final class Flag: Sendable {
     var isSet: Bool { value.load(ordering: .acquiring) }
 }
 
+/// A task that its own work can reach.
+final class TaskBox: Sendable {
+    let task = Locked<ThrowableTask<Int>?>(nil)
+}
+
 /// A list that several threads append to.
 final class LockedList<Element: Sendable>: Sendable {
-    private let elements = Mutex<[Element]>([])
+    private let elements = Locked<[Element]>([])
 
     func append(_ element: Element) {
         elements.withLock { $0.append(element) }
     }
 
     var values: [Element] { elements.withLock { $0 } }
+}
+
+/// A value behind an `NSLock`, which ThreadSanitizer understands: `Synchronization.Mutex` is
+/// invisible to it on Linux, so threads that take turns on one look like a race to it.
+final class Locked<Value>: @unchecked Sendable {
+    // Safe: `value` is read and written only while `lock` is held.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
 }

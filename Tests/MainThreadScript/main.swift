@@ -27,7 +27,10 @@ let timed = ThrowableTask<Int> { done in
 }
 report("timed wait completing through main", (try? timed.await(timeout: 5)) == 7)
 
-let neverEnds = ThrowableTask<Int> { _ in }
+// Holds its handler for an hour: a handler released uncalled would fail the run at once.
+let neverEnds = ThrowableTask<Int> { done in
+    DispatchQueue.global().asyncAfter(deadline: .now() + 3600) { done(.success(0)) }
+}
 let start = DispatchTime.now()
 var timedOut = false
 do { try neverEnds.await(timeout: 0.1) } catch TaskigError.timedOut { timedOut = true } catch {}

@@ -5,15 +5,6 @@ import Testing
 @testable import Taskig
 
 @Suite struct CompletionsTests {
-    /// Task `i` sleeps `delays[i]` seconds and returns `i`.
-    private func sleepers(_ delays: [Double]) -> [ThrowableTask<Int>] {
-        delays.enumerated().map { i, delay in
-            ThrowableTask { () -> Int in
-                sleep(seconds: delay)
-                return i
-            }
-        }
-    }
 
     @Test func outcomesComeInTheOrderTheTasksSettle() async throws {
         // The tasks complete in the order 1, 3, 2, 0, each only once the loop has handed out
@@ -57,30 +48,41 @@ import Testing
     }
 
     @Test func eachOutcomeIsHandedOutAsSoonAsItsTaskSettles() async throws {
-        let tasks = sleepers([0.0, 0.6 * timingSlack])
-        let firstAfter = try await withWatchdog { () -> Double in
-            let start = DispatchTime.now()
+        // The slow task ends only once the loop has handed out the quick one (or past the
+        // watchdog): a loop that held the quick one back for the slow one would hang.
+        let quickHandedOut = Gate()
+        let tasks = [
+            ThrowableTask { 0 },
+            ThrowableTask { () -> Int in
+                quickHandedOut.wait(upTo: 30 * timingSlack)
+                return 1
+            },
+        ]
+        let offsets = try await withWatchdog { () -> [Int] in
             var iterator = tasks.completions().makeIterator()
-            _ = iterator.next()
-            let seconds = secondsSince(start)
-            _ = iterator.next()
-            return seconds
+            let first = iterator.next()?.offset
+            quickHandedOut.open()
+            return [first, iterator.next()?.offset].compactMap { $0 }
         }
-        #expect(try #require(firstAfter) < 0.4 * timingSlack, "the quick task was not held back by the slow one")
+        #expect(offsets == [0, 1], "the quick task was not held back by the slow one")
     }
 
     @Test func atMostConcurrencyTasksRunAtOnce() async throws {
+        // The first two tasks wait for each other, up to 5 s: they meet once two run at once,
+        // however long a loaded pool takes to give a second lane a thread; a loop that never ran
+        // two at once would leave them waiting out their time.
         let probe = ConcurrencyProbe()
+        let barrier = Barrier(count: 2)
         let tasks = (0..<24).map { i in
             ThrowableTask { () -> Int in
-                probe.measure { sleep(seconds: 0.005) }
+                probe.measure { i < 2 ? barrier.arriveAndWait(upTo: 5 * timingSlack) : sleep(seconds: 0.005) }
                 return i
             }
         }
         let offsets = try await withWatchdog { tasks.completions(concurrency: 4).map(\.offset) }
         #expect(offsets?.sorted() == Array(0..<24))
         #expect(probe.peak <= 4)
-        #expect(probe.peak >= 2, "the tasks ran side by side")
+        #expect(barrier.waitsThatTimedOut == 0 && probe.peak >= 2, "the tasks ran side by side")
     }
 
     @Test func failuresAreElementsNotThrownErrors() async throws {
@@ -104,8 +106,9 @@ import Testing
     private func oneQuickThenSlow(_ observers: [RunObserver]) -> [ThrowableTask<Int>] {
         [ThrowableTask { 0 }]
             + observers.enumerated().map { i, observer in
+                // Past the loop's wait below unless the cancellation reaches it.
                 ThrowableTask { () -> Int in
-                    observer.sleep(5)
+                    observer.sleep(30 * timingSlack)
                     return i + 1
                 }
             }
@@ -197,9 +200,10 @@ import Testing
     /// the last lane on a worker, alongside whatever the caller does next (which slowed a
     /// 100k-task wait started right after a loop of 100k by half).
     @Test func theLanesHaveLetGoOfTheTasksWhenTheLoopEnds() async throws {
-        // A loop that did not wait failed in 2 to 22 rounds of 600; under ThreadSanitizer
-        // beside the other tests, a round can take 10 ms.
-        let counts = try await withWatchdog(seconds: 10) {
+        // A loop that did not wait failed in 2 to 22 rounds of 600. The 600 rounds took 29–104 s
+        // under ThreadSanitizer beside the other suites and two busy loops (load 13–25), once
+        // past a watchdog of 100 s: only a hang outlasts this one.
+        let counts = try await withWatchdog(seconds: 60) {
             try roundsOfDroppedTasks(600) { _, tasks in
                 var values = [Int](repeating: -1, count: tasks.count)
                 for (offset, result) in tasks.completions(concurrency: 2) { values[offset] = try result.get() }
@@ -258,7 +262,7 @@ import Testing
             future.cancel()
             return loopEnded.wait(timeout: .now() + 2 * timingSlack) == .success
         }
-        #expect(loopEndedInTime == true, "the loop did not wait for the 5 s tasks")
+        #expect(loopEndedInTime == true, "the loop did not wait for the 30 s tasks")
         let outcomes = handedOut.value
         #expect(outcomes.map(\.offset).sorted() == Array(0..<5), "every task once")
         #expect(outcomes.first.map { $0.offset == 0 && !$0.wasCancelled } == true)
@@ -275,5 +279,28 @@ import Testing
             }
         }
         #expect(offsets == [0, 1, 2, 3])
+    }
+
+    /// "Cancelling tasks": a task cancelled for good while a worker runs it comes out of the loop at once
+    /// as cancelled, and the loop ends without waiting for its body; the other tasks go on.
+    @Test func aTaskCancelledWhileWorkersRunItComesOutAtOnce() async throws {
+        let bodies = CancelledWhileRunning()
+        let cancelled = ThrowableTask { bodies.body(0) }
+        let quick = ThrowableTask { 1 }
+        runLater(0) {
+            _ = bodies.firstStartedElsewhere()
+            cancelled.cancel()
+        }
+        let outcomes = try #require(
+            await withWatchdog { () -> [Int: Bool] in
+                bodies.waitHere()
+                var wasCancelled: [Int: Bool] = [:]
+                for (offset, result) in [cancelled, quick, cancelled].completions() {
+                    wasCancelled[offset] = isCancellation(result.failure)
+                }
+                return wasCancelled
+            })
+        bodies.letTheOthersReturn()
+        #expect(outcomes == [0: true, 1: false, 2: true])
     }
 }

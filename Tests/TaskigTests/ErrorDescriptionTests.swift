@@ -16,6 +16,16 @@ import Testing
         (TaskigError.timedOut, "did not finish before the timeout", "allow more time, or retry"),
         (TaskigError.awaitedFromItsOwnWork, "awaited from inside its own work", "await it from outside"),
         (TaskigError.allFailed([Refused(), Refused()]), "all 2 tasks failed; first error: refused", "catch"),
+        (
+            TaskigError.promiseDropped(madeAt: CallSite(fileID: "MyTool/Fetch.swift", line: 42)),
+            "the promise made at MyTool/Fetch.swift:42 was released without being resolved",
+            "keep the promise until you resolve or reject it"
+        ),
+        (
+            TaskigError.callbackDropped(task: "Lookup on queue lookups"),
+            "the completion handler of Lookup on queue lookups was released without being called",
+            "call the completion handler exactly once on every path"
+        ),
     ])
     func taskigErrorsSayWhatHappenedAndWhatToDo(error: TaskigError, happened: String, toDo: String) {
         #expect(error.description.contains(happened))

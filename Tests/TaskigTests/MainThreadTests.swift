@@ -5,20 +5,7 @@ import XCTest
 @testable import Taskig
 
 /// XCTest runs its tests on the main thread, so these wait there, as a script does.
-final class MainThreadTests: XCTestCase {
-    private var watchdog: DispatchWorkItem?
-
-    override func setUp() {
-        // A hang on the main thread cannot be interrupted; end the run loudly instead.
-        let item = DispatchWorkItem { fatalError("watchdog: a main-thread wait hung for 20 s") }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20, execute: item)
-        watchdog = item
-    }
-
-    override func tearDown() {
-        watchdog?.cancel()
-    }
-
+final class MainThreadTests: MainThreadTestCase {
     /// A step on the main actor may use main-actor-isolated types, in Swift 6 mode.
     func testAMainActorStepUsesMainActorIsolatedTypes() throws {
         let status = MainActor.assumeIsolated { StatusLine() }
@@ -73,11 +60,27 @@ final class MainThreadTests: XCTestCase {
         XCTAssertEqual(first, 1)
     }
 
+    /// Lanes on the main queue, awaited from the main thread, run on the main thread itself; the
+    /// global work of their tasks still runs on a worker, never on the main thread (the rule's
+    /// lanes row, ``RunPlacement/ofLanes(on:mayEndEarly:isRace:someTaskIsBound:)``).
+    func testLanesOnTheMainQueueLeaveGlobalWorkToAWorker() throws {
+        let throwing = try (0..<3).map { _ in ThrowableTask { Thread.isMainThread } }.awaitAll(.main)
+        XCTAssertEqual(throwing, [false, false, false])
+        let plain = (0..<3).map { _ in Task { Thread.isMainThread } }.awaitAll(.main)
+        XCTAssertEqual(plain, [false, false, false])
+    }
+
     func testTimeoutOnTheMainThread() {
         let start = DispatchTime.now()
-        XCTAssertThrowsError(try ThrowableTask<Int> { _ in }.await(timeout: 0.1)) { error in
+        // Holds its handler for an hour: a handler released uncalled would fail the run at once.
+        let neverEnds = ThrowableTask<Int> { done in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3600) { done(.success(0)) }
+        }
+        XCTAssertThrowsError(try neverEnds.await(timeout: 0.1)) { error in
             XCTAssertTrue(isTimedOut(error))
         }
+        // Beside two busy loops (load 13–25): 0.100–0.104 s debug, 0.103–0.104 s ThreadSanitizer; a timeout
+        // that never fired would hang.
         XCTAssertLessThan(secondsSince(start), 1)
     }
 }

@@ -4,12 +4,12 @@ import Testing
 
 /// The hand-off's state machine on its own: which side runs a job sent to a queue.
 @Suite struct QueueHandOffStateTests {
-    private typealias State = QueueHandOffState<String>
+    private typealias State = QueueHandOffState<String, String>
 
     @Test func aJobSentWhileNoHolderWaitsGoesToTheQueueAndIsKept() {
         var state = State()
         let job = ClaimableJob {}
-        guard case .sendToQueue = state.send(job) else {
+        guard case .sendToQueue = state.send(job, to: "q") else {
             Issue.record("a job with no waiter went elsewhere")
             return
         }
@@ -24,7 +24,7 @@ import Testing
         var state = State()
         state.beginWaiting("outer")
         state.beginWaiting("inner")
-        guard case .wake(let woken) = state.send(ClaimableJob {}) else {
+        guard case .wake(let woken) = state.send(ClaimableJob {}, to: "q") else {
             Issue.record("a job sent to a waiting holder did not wake it")
             return
         }
@@ -35,7 +35,7 @@ import Testing
         var state = State()
         state.beginWaiting("outer")
         state.beginWaiting("inner")
-        _ = state.send(ClaimableJob {})
+        _ = state.send(ClaimableJob {}, to: "q")
         guard case .wake(let woken) = state.endWaiting() else {
             Issue.record("the job left by the inner wait woke nobody")
             return
@@ -45,21 +45,21 @@ import Testing
 
     @Test func theLastWaitSendsTheQueueTheJobsItWasHandedAndDidNotRun() {
         var state = State()
-        _ = state.send(ClaimableJob {})  // sent to the queue already
+        _ = state.send(ClaimableJob {}, to: "q")  // sent to the queue already
         state.beginWaiting("holder")
-        _ = state.send(ClaimableJob {})  // handed to the holder alone
+        _ = state.send(ClaimableJob {}, to: "q")  // handed to the holder alone
         guard case .sendToQueue(let left) = state.endWaiting() else {
             Issue.record("the job handed to the holder was not sent to the queue")
             return
         }
-        #expect(left.count == 1)
+        #expect(left.map(\.queue) == ["q"], "with the queue it is bound for")
         #expect(!state.hasWaiter)
     }
 
     @Test func claimedJobsAreDroppedAsTheQueueRunsThem() {
         var state = State()
         let jobs = (0..<3).map { _ in ClaimableJob {} }
-        for job in jobs { _ = state.send(job) }
+        for job in jobs { _ = state.send(job, to: "q") }
         for job in jobs {
             _ = job.claim()
             state.queueRanAJob()

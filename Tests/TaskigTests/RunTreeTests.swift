@@ -38,6 +38,8 @@ import Testing
                 return timed { future.awaitResult() }
             } ?? nil)
         #expect(isCancellation(result.failure))
+        // From the cancel, beside two busy loops (load 13–25): 2–5 µs debug, 40 µs ThreadSanitizer; the bodies
+        // run 30 s unless the cancellation reaches them.
         #expect(seconds < 1 * timingSlack)
         // A task whose lane had no thread yet when the run was cancelled never starts; every
         // task that did start sees the cancellation.
@@ -287,6 +289,8 @@ import Testing
                 return timed { future.awaitResult() }
             } ?? nil)
         #expect(isCancellation(result.failure))
+        // From the cancel, beside two busy loops (load 13–25): 2–5 µs debug, 40 µs ThreadSanitizer; the bodies
+        // run 30 s unless the cancellation reaches them.
         #expect(seconds < 1 * timingSlack)
         #expect(stopped.value)
         let deadline = DispatchTime.now() + 5

@@ -148,7 +148,7 @@ import Testing
         #expect(value == 9)
     }
 
-    // Rule 2 of DESIGN §3: Taskig work bound for a queue that a waiting thread holds is handed
+    // Rule 2 of "Waiting safely": Taskig work bound for a queue that a waiting thread holds is handed
     // to that thread, whoever made it and wherever it was made.
 
     @Test func aFlatMapsInnerTaskMadeAtRunTimeForTheWaitersQueueRunsOnTheWaiter() async throws {

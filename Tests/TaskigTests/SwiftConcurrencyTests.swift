@@ -13,16 +13,18 @@ import Testing
     }
 
     @Test func valueDoesNotBlockCooperativeThreads() async throws {
-        // Sixteen Swift tasks wait at once for work that blocks for half a second. Had the
-        // waits blocked, no more than the few cooperative threads could be waiting together.
+        // Sixteen Swift tasks wait at once for work that blocks until all sixteen wait (or 5 s).
+        // Had the waits blocked, no more than the few cooperative threads could be waiting
+        // together, and the work would wait out its time instead.
         let waiting = ConcurrencyProbe()
+        let allWaiting = Barrier(count: 16)
         let total = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<16 {
                 group.addTask {
                     waiting.enter()
                     defer { waiting.exit() }
                     return try await ThrowableTask { () -> Int in
-                        sleep(seconds: 0.5)
+                        allWaiting.arriveAndWait(upTo: 5 * timingSlack)
                         return i
                     }.value
                 }
@@ -30,7 +32,7 @@ import Testing
             return try await group.reduce(0, +)
         }
         #expect(total == (0..<16).reduce(0, +))
-        #expect(waiting.peak == 16)
+        #expect(waiting.peak == 16 && allWaiting.waitsThatTimedOut == 0)
     }
 
     @Test func cancellingTheSwiftTaskCancelsTheTaskigRun() async throws {

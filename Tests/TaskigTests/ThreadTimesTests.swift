@@ -24,16 +24,23 @@ import Testing
     }
 
     @Test func aThreadThatWaitsIsBlockedAndUsesAlmostNoCore() throws {
-        let (times, stop) = startThread { shouldStop in
-            // Woken rarely, so that it is found waiting even when a loaded machine keeps it
-            // waiting for a core for a while after each wake-up.
-            while !shouldStop() { usleep(200_000) }
+        // Never woken until the test ends, so that once it waits, it is found waiting however
+        // long a loaded machine left it without a core before it got there.
+        let wake = DispatchSemaphore(value: 0)
+        let (times, stop) = startThread { _ in wake.wait() }
+        defer {
+            stop()
+            wake.signal()
         }
-        defer { stop() }
-        let first = try #require(times.sample())
+        var first = try #require(times.sample())
+        let deadline = DispatchTime.now() + 10 * timingSlack
+        while !first.isBlocked && DispatchTime.now() < deadline {
+            usleep(1_000)
+            first = try #require(times.sample())
+        }
         usleep(50_000)
         let second = try #require(times.sample())
-        #expect(second.isBlocked)
+        #expect(first.isBlocked && second.isBlocked)
         // A thread that sleeps uses microseconds of a core, even under ThreadSanitizer.
         #expect(second.onCore - first.onCore < 25_000_000)
     }

@@ -7,16 +7,23 @@ import Testing
 @Suite struct TimeOperatorTests {
     @Test func delayWaitsWithoutAThread() async throws {
         let (_, seconds) = try #require(await withWatchdog { try timed { try ThrowableTask.delay(0.1).await() } })
+        // Beside two busy loops (load 13–25): 0.107–0.183 s debug, 0.112–0.19 s on one core, 0.101 s
+        // ThreadSanitizer; a delay that never fired would hang.
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        let (_, immediate) = try #require(await withWatchdog { try timed { try ThrowableTask.delay(-1).await() } })
+        // A negative delay taken for its size would be a minute, past the watchdog.
+        let (_, immediate) = try #require(await withWatchdog { try timed { try ThrowableTask.delay(-60).await() } })
+        // Beside two busy loops (load 13–25): 18–46 µs debug and on one core, 0.1–8 ms ThreadSanitizer.
         #expect(immediate < 0.5 * timingSlack)
     }
 
     @Test func cancellingADelayReleasesItsWaiters() async throws {
-        let delay = ThrowableTask.delay(5)
+        // Past the watchdog, had the cancellation not released the wait.
+        let delay = ThrowableTask.delay(30 * timingSlack)
         runLater(0.05) { delay.cancel() }
         let (result, seconds) = try #require(await withWatchdog { timed { delay.awaitResult() } })
+        // Beside two busy loops (load 13–25): 0.052–0.062 s debug, 0.056–0.058 s on one core, 0.039–0.052 s
+        // ThreadSanitizer (the cancel comes at 0.05 s).
         #expect(throws: CancellableTaskError.taskWasCancelled) { try result.get() }
         #expect(seconds < 1 * timingSlack)
     }
@@ -29,13 +36,17 @@ import Testing
         // A run given up before it got a thread never starts: ThreadSanitizer gets slack.
         let (result, seconds) = try #require(
             await withWatchdog { timed { slow.timeout(0.1 * timingSlack).awaitResult() } })
+        // Beside two busy loops (load 13–25): 0.100–0.107 s debug, 0.106–0.172 s on one core, 1.01–1.11 s
+        // ThreadSanitizer (whose timeout is 1 s); a timeout that never fired would wait 30 s.
         #expect(isTimedOut(result.failure))
         #expect(seconds >= 0.09)
         #expect(seconds < 1 * timingSlack)
-        // Under ThreadSanitizer beside the other tests, the run once had no thread within the
-        // second: then it never starts, and there is nothing to cancel.
+        // A run can have had no thread before the wait gave up (under ThreadSanitizer, or on one
+        // core beside the million-link chain): then it never starts, and there is nothing to
+        // cancel. `runs` is read first: a run that never starts would otherwise be waited for
+        // as long as the watchdog waits, and the check would report a hang.
         #expect(
-            try await withWatchdog { observer.waitUntilCancellationSeen() || observer.runs == 0 } == true,
+            try await withWatchdog { observer.runs == 0 || observer.waitUntilCancellationSeen() } == true,
             "a run that started is cancelled")
         #expect(!slow.isCancelled, "the task itself is not")
         #expect(try await withWatchdog { try ThrowableTask { 3 }.timeout(2 * timingSlack).await() } == 3)
@@ -53,6 +64,8 @@ import Testing
         }
         let (values, seconds) = try #require(
             await withWatchdog { try timed { try tasks.awaitAll(concurrency: 100) } })
+        // Beside two busy loops (load 13–25): 0.06–0.10 s debug, 0.12–0.13 s on one core, 0.08–0.70 s
+        // ThreadSanitizer; starved runs failed their 3 s (× slack) timeouts.
         #expect(values == Array(0..<200))
         #expect(seconds < 2 * timingSlack)
     }
@@ -67,6 +80,8 @@ import Testing
             }.start()
         }
         let (values, seconds) = try #require(await withWatchdog { try timed { try outer.map { try $0.await() } } })
+        // Beside two busy loops (load 13–25): 0.04–0.05 s debug, 0.03–0.06 s on one core, under 0.03 s
+        // ThreadSanitizer; starved runs failed their 3 s (× slack) timeouts.
         #expect(values == Array(0..<100))
         #expect(seconds < 2 * timingSlack)
     }
@@ -152,6 +167,8 @@ import Testing
             await withWatchdog { timed { failing.retry(3, delay: 0.05).awaitResult() } })
         #expect(throws: TestError(3)) { try result.get() }
         #expect(runs.value == 3)
+        // Beside two busy loops (load 13–25): 0.165–0.278 s debug, 0.161–0.269 s on one core, 0.163–0.170 s
+        // ThreadSanitizer.
         #expect(seconds >= 0.14, "waits 0.05 s, then 0.1 s")
         #expect(seconds < 2 * timingSlack)
     }
@@ -159,18 +176,25 @@ import Testing
     @Test func retryStopsAtCancellation() async throws {
         let runs = LockedValue(0)
         let firstRun = DispatchSemaphore(value: 0)
+        let cancelled = Gate()
+        // The first run fails only once the retry is cancelled, so that its backoff starts after
+        // the cancellation however late the test thread gets to it: a second run is the bug's.
         let failing = ThrowableTask<Int> {
             let run = runs.update {
                 $0 += 1; return $0
             }
-            if run == 1 { firstRun.signal() }
+            if run == 1 {
+                firstRun.signal()
+                cancelled.wait(upTo: 10 * timingSlack)
+            }
             throw TestError(run)
         }
         let retrying = failing.retry(10, delay: 0.2)
         let outcome = try await withWatchdog { () -> Result<Int, Error>? in
             let future = retrying.start()
-            guard firstRun.wait(timeout: .now() + 5) == .success else { return nil }
+            guard firstRun.wait(timeout: .now() + 10 * timingSlack) == .success else { return nil }
             retrying.cancel()
+            cancelled.open()
             let result = future.awaitResult()
             sleep(seconds: 0.5)  // past the backoff: a second run would have started by now
             return result

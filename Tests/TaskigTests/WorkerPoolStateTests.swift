@@ -12,7 +12,7 @@ import Testing
         private let ran = LockedState([Int]())
 
         func job(_ number: Int) -> WorkerPool.Job {
-            { self.ran.withLock { $0.append(number) } }
+            WorkerPool.Job { self.ran.withLock { $0.append(number) } }
         }
 
         var order: [Int] { ran.withLock { $0 } }

@@ -49,3 +49,42 @@ public func taskGroupRace() async -> Int {
         return winner
     }
 }
+
+// Row 5b: a race whose winner (1 ms) is placed last, behind sleepers of 30 ms that block.
+
+/// Taskig's side: `sleepers` tasks that block for 30 ms, then the winner, which blocks for
+/// 1 ms; each returns its place (the winner 0).
+public func sleepersThenWinner(_ sleepers: Int) -> [ThrowableTask<Int>] {
+    (0..<sleepers).map { place in
+        ThrowableTask { () throws -> Int in
+            usleep(30_000)
+            return place + 1
+        }
+    } + [
+        ThrowableTask { () throws -> Int in
+            usleep(1_000)
+            return 0
+        }
+    ]
+}
+
+/// Swift's side: a task group racing the same children, which suspend in `Task.sleep`
+/// (children that blocked would hold the cooperative pool's few threads); returns the winner's
+/// place.
+public func taskGroupSleepersThenWinner(_ sleepers: Int) async -> Int {
+    await withTaskGroup(of: Int.self) { group in
+        for place in 0..<sleepers {
+            group.addTask {
+                try? await _Concurrency.Task.sleep(nanoseconds: 30_000_000)
+                return place + 1
+            }
+        }
+        group.addTask {
+            try? await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
+            return 0
+        }
+        let winner = await group.next()!
+        group.cancelAll()
+        return winner
+    }
+}

@@ -1,14 +1,22 @@
 // Exact peak heap use, for the memory rows of taskig-bench.
 //
-// The executable defines malloc, free and friends itself; the dynamic linker binds every
-// library's calls to them (the Swift runtime, Foundation, Dispatch), and they forward to
-// glibc's __libc_* entry points. While counting is on, each call adds or subtracts the
-// block's malloc_usable_size and keeps the highest total seen. While it is off, the cost is
-// one relaxed atomic load per call.
+// With glibc, the executable defines malloc, free and friends itself; the dynamic linker
+// binds every library's calls to them (the Swift runtime, Foundation, Dispatch), and they
+// forward to glibc's __libc_* entry points. While counting is on, each call adds or subtracts
+// the block's malloc_usable_size and keeps the highest total seen. While it is off, the cost
+// is one relaxed atomic load per call.
+//
+// Elsewhere nothing is counted: Darwin binds each library's malloc to libSystem's (two-level
+// namespace), so a definition here would see only this executable's own calls, and there are
+// no __libc_* entry points to forward to. heap_peak_is_available() says so, and the rows that
+// need the counts are left out with a line that tells why.
 #define _GNU_SOURCE
 #include "HeapPeak.h"
 
 #include <errno.h>
+
+#if defined(__GLIBC__)
+
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -112,3 +120,21 @@ int64_t heap_peak_live_bytes(void) { return atomic_load(&live); }
 int64_t heap_peak_peak_bytes(void) { return atomic_load(&peak); }
 
 int64_t heap_peak_allocation_count(void) { return atomic_load(&allocations); }
+
+int heap_peak_is_available(void) { return 1; }
+
+#else
+
+void heap_peak_start(void) {}
+
+void heap_peak_stop(void) {}
+
+int64_t heap_peak_live_bytes(void) { return 0; }
+
+int64_t heap_peak_peak_bytes(void) { return 0; }
+
+int64_t heap_peak_allocation_count(void) { return 0; }
+
+int heap_peak_is_available(void) { return 0; }
+
+#endif

@@ -23,6 +23,10 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
     case "profile-throwable-await":
         print(taskigThrowableTaskAwait(count: Int(arguments[0])!))
     case "allocations-per-await":
+        guard HeapCounter.isAvailable else {
+            print("left out: \(HeapCounter.unavailableReason)")
+            break
+        }
         _ = Task { 1 }.await()
         _ = try! ThrowableTask { 1 }.await()
         let plain = HeapCounter.measure { for _ in 0..<1000 { _ = Task { 1 }.await() } }
@@ -140,6 +144,9 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
         // The other rows' shapes that are not mostly sleeping, waiting or I/O.
         case "task-await": shape = { taskigTaskAwait(count: count) }
         case "throwable-task-await": shape = { taskigThrowableTaskAwait(count: count) }
+        // Callback tasks, whose handler is not a plain call (issue 27's dropped-callback check).
+        case "callback-task-await": shape = { taskigCallbackTaskAwait(count: count) }
+        case "callback-throwable-task-await": shape = { taskigCallbackThrowableTaskAwait(count: count) }
         case "global-async-semaphore": shape = { dispatchAsyncSemaphoreAwait(count: count) }
         case "swift-task-value": shape = { swiftTaskValue(count: count) }
         case "await-all-prebuilt-tasks":
@@ -175,6 +182,9 @@ func runDiagnostic(_ name: String, _ arguments: [String]) -> Bool {
             print("run \(run + 1)")
             line("TaskigURL awaitAll(concurrency: 16)") { taskigURLGets(urls) }
             line("URLSession async data(from:), TaskGroup of 16") { urlSessionAsyncGets(urls) }
+            line("URLSession async data(from:), TaskGroup of 16, on a session TaskigURL has seen") {
+                urlSessionAsyncGets(urls, seenByTaskig: true)
+            }
             line("URLSession dataTask + completion handler, semaphore of 16") { urlSessionCompletionHandlerGets(urls) }
             line("TaskigURL awaitAll(concurrency: 16), called from a non-main thread") {
                 onFreshThread { taskigURLGets(urls) }

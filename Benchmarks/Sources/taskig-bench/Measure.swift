@@ -185,6 +185,18 @@ enum HeapCounter {
         )
     }
 
+    /// Whether this platform counts the heap at all (only with glibc: see HeapPeak.c).
+    static var isAvailable: Bool { heap_peak_is_available() != 0 }
+
+    static let unavailableReason =
+        "HeapPeak counts the heap by standing in for glibc's malloc, and this platform has no glibc"
+
+    /// Adds a line that says that `rows` were left out, and why.
+    static func noteLeftOut(_ rows: String, in table: Table) {
+        let reason = "left out: \(unavailableReason)"
+        table.add(TableRow(row: rows, taskig: reason, baseline: "—", ratio: "—", goal: "—", met: nil))
+    }
+
     /// Whether malloc calls from the Swift runtime reach the counting wrappers.
     static var isActive: Bool {
         // swift_slowAlloc in libswiftCore calls malloc through the dynamic linker.

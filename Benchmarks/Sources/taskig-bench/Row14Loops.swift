@@ -75,6 +75,10 @@ func runLoopsRow(into table: Table, repetitions: Int) {
             met: nil))
 
     // 14b. Memory per pending level of the recursive form.
+    guard HeapCounter.isAvailable else {
+        HeapCounter.noteLeftOut("14b, 14c. heap peak of the recursive loops", in: table)
+        return
+    }
     let recursiveMemory = (0..<max(1, repetitions / 3)).map { _ in
         Child.run(["loop-memory", "recursive", "\(million)"], timeout: 300)
     }

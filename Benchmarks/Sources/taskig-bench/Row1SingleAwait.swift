@@ -29,6 +29,32 @@ func taskigThrowableTaskAwait(count: Int) -> Double {
     }
 }
 
+/// Seconds per `Task<Int> { done in done(1) }.await()`: a callback task's run, whose
+/// handler is not a plain call (count-instructions shape `callback-task-await`).
+func taskigCallbackTaskAwait(count: Int) -> Double {
+    onFreshThread {
+        var sum = 0
+        let elapsed = seconds {
+            for _ in 0..<count { sum &+= Task<Int> { done in done(1) }.await() }
+        }
+        precondition(sum == count)
+        return elapsed / Double(count)
+    }
+}
+
+/// Seconds per `ThrowableTask<Int> { done in done(.success(1)) }.await()` (count-instructions
+/// shape `callback-throwable-task-await`).
+func taskigCallbackThrowableTaskAwait(count: Int) -> Double {
+    onFreshThread {
+        var sum = 0
+        let elapsed = seconds {
+            for _ in 0..<count { sum &+= try! ThrowableTask<Int> { done in done(.success(1)) }.await() }
+        }
+        precondition(sum == count)
+        return elapsed / Double(count)
+    }
+}
+
 /// Seconds per `DispatchQueue.global().async` of the same work plus a semaphore wait for it:
 /// what a blocking await that hands the work to another thread costs.
 func dispatchAsyncSemaphoreAwait(count: Int) -> Double {

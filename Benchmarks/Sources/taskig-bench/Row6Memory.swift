@@ -84,6 +84,10 @@ func childThrowableMemory(count: Int) {
 
 func runMemoryRow(into table: Table, repetitions: Int) {
     progress("Row 6: memory of one awaitAll (fresh process per measurement)")
+    guard HeapCounter.isAvailable else {
+        HeapCounter.noteLeftOut("6a–6e. heap added by one awaitAll", in: table)
+        return
+    }
     let configurations = [
         (count: 1_000_000, concurrency: 1),
         (count: 1_000_000, concurrency: 8),

@@ -23,6 +23,7 @@ if arguments.first == "child" {
     case "nested-taskgroup": childNestedTaskGroup(outer: Int(rest[0])!, suspending: rest[1] == "sleep")
     case "nested-dispatch": childNestedDispatch(outer: Int(rest[0])!, timeout: Double(rest[1])!)
     case "await-first": childAwaitFirst()
+    case "first-race": childFirstRace(sleepers: Int(rest[0])!)
     case "memory": childMemory(count: Int(rest[0])!, concurrency: Int(rest[1])!)
     case "memory-throwable": childThrowableMemory(count: Int(rest[0])!)
     case "timeout-storm-taskig": childTimeoutStormTaskig()
@@ -92,7 +93,10 @@ if rows.contains(1) { runSingleAwaitRow(into: table, repetitions: repetitions) }
 if rows.contains(2) { runAwaitAllThroughputRow(into: table, repetitions: repetitions) }
 if rows.contains(3) { runNestedWaitsRow(into: table, repetitions: processRepetitions, dispatchTimeout: gcdTimeout) }
 if rows.contains(4) { runBoundedConcurrencyRow(into: table, repetitions: repetitions) }
-if rows.contains(5) { runAwaitFirstRow(into: table, repetitions: processRepetitions) }
+if rows.contains(5) {
+    runAwaitFirstRow(into: table, repetitions: processRepetitions)
+    runRaceStartsEveryRunnerRow(into: table, repetitions: repetitions)
+}
 if rows.contains(6) { runMemoryRow(into: table, repetitions: quick ? 1 : 3) }
 if rows.contains(7) { runMapChainRow(into: table, repetitions: repetitions) }
 if rows.contains(8) { runFutureFanOutRow(into: table, repetitions: repetitions) }

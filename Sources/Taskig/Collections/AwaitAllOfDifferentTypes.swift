@@ -5,7 +5,7 @@ import Dispatch
 ///
 /// Each task runs as a child of a run of this wait: the first failure is thrown as soon as
 /// it is known, and the runs still going are cancelled. Blocks like
-/// ``ThrowableTaskType/await()``; on the main thread the main queue keeps running meanwhile.
+/// ``ThrowableTaskType/await(file:line:)``; on the main thread the main queue keeps running meanwhile.
 /// Called from a serial queue, the tasks that run on that queue run on the calling thread,
 /// one after another, once the others have started.
 ///
@@ -14,7 +14,9 @@ import Dispatch
 /// ```
 @available(*, noasync, message: "it blocks the thread; use 'try await ThrowableTask { try awaitAll(t1, t2) }.value'")
 public func awaitAll<each Work: ThrowableTaskType>(
-    _ tasks: repeat each Work
+    _ tasks: repeat each Work,
+    file: StaticString = #fileID,
+    line: UInt = #line
 ) throws -> (repeat (each Work).ResultType) {
     let run = Run(parent: CurrentRun.run, cancellable: true)
     defer { run.close() }
@@ -28,7 +30,11 @@ public func awaitAll<each Work: ThrowableTaskType>(
         case .pending(let cell, _): cell.whenComplete { result in outcome.record(result.map { _ in () }) }
         }
     }
-    if let failure = BlockingWait.value(of: outcome.cell)! {
+    // Any task's failure ends the wait: it is no edge of the wait-for graph.
+    let failure = BlockingWait.value(of: outcome.cell) {
+        WaitSubject(site: StaticCallSite(file, line), target: nil, work: .tasks(count: count))
+    }
+    if let failure {
         run.cancel()
         throw failure
     }

@@ -17,9 +17,12 @@ extension Dictionary where Value: ThrowableTaskType {
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
-        progress: Progress? = nil
+        progress: Progress? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> [Key: Value.ResultType] {
-        let values = try self.values.awaitAll(queue, concurrency: concurrency, progress: progress)
+        let values = try self.values.awaitAll(
+            queue, concurrency: concurrency, progress: progress, file: file, line: line)
         return Dictionary<Key, Value.ResultType>(uniqueKeysWithValues: zip(keys, values))
     }
 
@@ -34,9 +37,12 @@ extension Dictionary where Value: ThrowableTaskType {
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
-        progress: Progress? = nil
+        progress: Progress? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> [Key: Result<Value.ResultType, Error>] {
-        let results = values.awaitAllResults(queue, concurrency: concurrency, progress: progress)
+        let results = values.awaitAllResults(
+            queue, concurrency: concurrency, progress: progress, file: file, line: line)
         return Dictionary<Key, Result<Value.ResultType, Error>>(uniqueKeysWithValues: zip(keys, results))
     }
 
@@ -49,9 +55,11 @@ extension Dictionary where Value: ThrowableTaskType {
     )
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> Value.ResultType {
-        try values.awaitFirst(queue, concurrency: concurrency)
+        try values.awaitFirst(queue, concurrency: concurrency, file: file, line: line)
     }
 
     /// The outcome of the first task to finish; cancels the others' runs. No tasks give
@@ -63,9 +71,11 @@ extension Dictionary where Value: ThrowableTaskType {
     )
     public func awaitFirstResult(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Result<Value.ResultType, Error> {
-        values.awaitFirstResult(queue, concurrency: concurrency)
+        values.awaitFirstResult(queue, concurrency: concurrency, file: file, line: line)
     }
 
     /// The value of the first task to succeed; fails only when all fail
@@ -77,9 +87,11 @@ extension Dictionary where Value: ThrowableTaskType {
     )
     public func awaitAny(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> Value.ResultType {
-        try values.awaitAny(queue, concurrency: concurrency)
+        try values.awaitAny(queue, concurrency: concurrency, file: file, line: line)
     }
 }
 
@@ -90,9 +102,11 @@ extension Dictionary where Value: TaskType {
     @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitAll() }.value'")
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> [Key: Value.ResultType] {
-        let values = self.values.awaitAll(queue, concurrency: concurrency)
+        let values = self.values.awaitAll(queue, concurrency: concurrency, file: file, line: line)
         return Dictionary<Key, Value.ResultType>(uniqueKeysWithValues: zip(keys, values))
     }
 
@@ -101,8 +115,10 @@ extension Dictionary where Value: TaskType {
     @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitFirst() }.value'")
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Value.ResultType {
-        values.awaitFirst(queue, concurrency: concurrency)
+        values.awaitFirst(queue, concurrency: concurrency, file: file, line: line)
     }
 }

@@ -24,6 +24,8 @@ extension Sequence where Element: ThrowableTaskType {
     ///     <doc:CollectionsOfTasks>). `progress.cancel()` ends the wait, which throws
     ///     ``CancellableTaskError/taskWasCancelled``; a progress cancelled already starts
     ///     nothing.
+    ///   - file: where the wait is called, which errors and wait reports name; leave the default.
+    ///   - line: the line of the call, likewise.
     @inlinable
     @available(
         *, noasync,
@@ -32,7 +34,9 @@ extension Sequence where Element: ThrowableTaskType {
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
-        progress: Progress? = nil
+        progress: Progress? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
         if let progress, progress.isCancelled { throw CancellableTaskError.taskWasCancelled }
@@ -41,9 +45,11 @@ extension Sequence where Element: ThrowableTaskType {
             guard let base = buffer.baseAddress else { return }
             let slots = FailFastSlots(base: base, count: tasks.count)
             Batch(
-                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress
+                ThrowingLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency, sink: slots,
+                progress: progress,
+                operation: "awaitAll", site: StaticCallSite(file, line)
             )
-            .runAndWait(lanesOn: queue)
+            .runAndWait()
             initialized = try slots.finish()
         }
     }
@@ -61,10 +67,12 @@ extension Sequence where Element: ThrowableTaskType {
     /// ```
     ///
     /// - Parameters:
-    ///   - queue: where the waiting lanes run; see ``awaitAll(_:concurrency:progress:)``.
+    ///   - queue: where the waiting lanes run; see ``awaitAll(_:concurrency:progress:file:line:)``.
     ///   - concurrency: the most tasks running at once; at least 1.
-    ///   - progress: counts the tasks as ``awaitAll(_:concurrency:progress:)`` does.
+    ///   - progress: counts the tasks as ``awaitAll(_:concurrency:progress:file:line:)`` does.
     ///     `progress.cancel()` ends the wait; a progress cancelled already starts nothing.
+    ///   - file: where the wait is called, which errors and wait reports name; leave the default.
+    ///   - line: the line of the call, likewise.
     @inlinable
     @available(
         *, noasync,
@@ -73,7 +81,9 @@ extension Sequence where Element: ThrowableTaskType {
     public func awaitAllResults(
         _ queue: DispatchQueue = .global(),
         concurrency: Int = DefaultConcurrency,
-        progress: Progress? = nil
+        progress: Progress? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> [Result<Element.ResultType, Error>] {
         checkConcurrency(concurrency, of: "awaitAllResults")
         let tasks = Array(self)
@@ -84,16 +94,19 @@ extension Sequence where Element: ThrowableTaskType {
         if progress != nil || CurrentRun.run?.isCancellable ?? false {
             let slots = CancellableResultSlots<Element.ResultType>(count: tasks.count)
             Batch(
-                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: slots, progress: progress
+                ThrowingLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency, sink: slots,
+                progress: progress,
+                operation: "awaitAllResults", site: StaticCallSite(file, line)
             )
-            .runAndWait(lanesOn: queue)
+            .runAndWait()
             return slots.outcomes()
         }
         return [Result<Element.ResultType, Error>](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
             Batch(
-                ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
-                sink: OrderedSlots(base: buffer.baseAddress!)
-            ).runAndWait(lanesOn: queue)
+                ThrowingLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency,
+                sink: OrderedSlots(base: buffer.baseAddress!), operation: "awaitAllResults",
+                site: StaticCallSite(file, line)
+            ).runAndWait()
             initialized = tasks.count
         }
     }
@@ -110,16 +123,18 @@ extension Sequence where Element: TaskType {
     @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitAll() }.value'")
     public func awaitAll(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> [Element.ResultType] {
         checkConcurrency(concurrency, of: "awaitAll")
         let tasks = Array(self)
         guard !tasks.isEmpty else { return [] }
         return [Element.ResultType](unsafeUninitializedCapacity: tasks.count) { buffer, initialized in
             Batch(
-                PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency,
-                sink: OrderedSlots(base: buffer.baseAddress!)
-            ).runAndWait(lanesOn: queue)
+                PlainLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency,
+                sink: OrderedSlots(base: buffer.baseAddress!), operation: "awaitAll", site: StaticCallSite(file, line)
+            ).runAndWait()
             initialized = tasks.count
         }
     }

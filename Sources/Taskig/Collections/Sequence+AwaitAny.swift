@@ -18,14 +18,18 @@ extension Sequence where Element: ThrowableTaskType {
     )
     public func awaitAny(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitAny")
         let tasks = Array(self)
         guard !tasks.isEmpty else { throw TaskigError.emptySequence }
         let success = FirstSuccess<Element.ResultType>(count: tasks.count)
-        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: success)
-            .runAndWait(lanesOn: queue)
+        Batch(
+            ThrowingLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency, sink: success,
+            operation: "awaitAny", site: StaticCallSite(file, line)
+        ).runAndWait()
         return try success.value()
     }
 }

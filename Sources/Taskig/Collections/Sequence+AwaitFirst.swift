@@ -17,15 +17,19 @@ extension Sequence where Element: ThrowableTaskType {
     )
     public func awaitFirstResult(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Result<Element.ResultType, Error> {
         checkConcurrency(concurrency, of: "awaitFirstResult")
         let tasks = Array(self)
         guard !tasks.isEmpty else { return .failure(TaskigError.emptySequence) }
         let first = FirstOutcome<Result<Element.ResultType, Error>>(
             cancelled: { .failure(CancellableTaskError.taskWasCancelled) })
-        Batch(ThrowingLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: first)
-            .runAndWait(lanesOn: queue)
+        Batch(
+            ThrowingLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency, sink: first,
+            operation: "awaitFirst", site: StaticCallSite(file, line)
+        ).runAndWait()
         return first.outcome
     }
 
@@ -34,7 +38,7 @@ extension Sequence where Element: ThrowableTaskType {
     ///
     /// Returns as soon as that task finishes and cancels the runs of the others. No tasks
     /// throw ``TaskigError/emptySequence``. To wait for the first *success*, use
-    /// ``awaitAny(_:concurrency:)``.
+    /// ``awaitAny(_:concurrency:file:line:)``.
     ///
     /// ```swift
     /// let page = try mirrors.map(fetch).awaitFirst()
@@ -46,10 +50,12 @@ extension Sequence where Element: ThrowableTaskType {
     )
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) throws -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitFirst")
-        return try awaitFirstResult(queue, concurrency: concurrency).get()
+        return try awaitFirstResult(queue, concurrency: concurrency, file: file, line: line).get()
     }
 }
 
@@ -67,7 +73,9 @@ extension Sequence where Element: TaskType {
     @available(*, noasync, message: "it blocks the thread; use 'await Task { tasks.awaitFirst() }.value'")
     public func awaitFirst(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> Element.ResultType {
         checkConcurrency(concurrency, of: "awaitFirst")
         let tasks = Array(self)
@@ -76,8 +84,11 @@ extension Sequence where Element: TaskType {
             "awaitFirst() was called on an empty collection of tasks, which has no first value; check isEmpty first"
         )
         let first = FirstOutcome<Element.ResultType>(cancelled: nil)
-        Batch(PlainLaneWork<Element>.self, tasks: tasks, concurrency: concurrency, sink: first)
-            .runAndWait(lanesOn: queue)
+        Batch(
+            PlainLaneWork<Element>.self, tasks: tasks, lanesOn: queue, concurrency: concurrency, sink: first,
+            operation: "awaitFirst",
+            site: StaticCallSite(file, line)
+        ).runAndWait()
         return first.outcome
     }
 }

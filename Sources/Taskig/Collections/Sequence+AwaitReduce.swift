@@ -19,6 +19,8 @@ extension Sequence {
     ///     ``CancellableTaskError/taskWasCancelled``; a progress cancelled already runs
     ///     nothing.
     ///   - next: makes the task of one step.
+    ///   - file: where the wait is called, which errors and wait reports name; leave the default.
+    ///   - line: the line of the call, likewise.
     @inlinable
     @available(
         *, noasync,
@@ -27,12 +29,14 @@ extension Sequence {
     public func awaitReduce<State, Step: ThrowableTaskType>(
         _ initial: State,
         progress: Progress? = nil,
+        file: StaticString = #fileID,
+        line: UInt = #line,
         _ next: (State, Element) throws -> Step
     ) throws -> State where Step.ResultType == State {
         guard let progress else {
             var state = initial
             for element in self {
-                state = try next(state, element).await()
+                state = try next(state, element).await(file: file, line: line)
             }
             return state
         }
@@ -50,7 +54,7 @@ extension Sequence {
         try CurrentRun.whileRunning(run) {
             for element in elements {
                 if run.isCancelled { throw CancellableTaskError.taskWasCancelled }
-                state = try next(state, element).await()
+                state = try next(state, element).await(file: file, line: line)
                 ProgressUpdates.perform { progress.completedUnitCount += 1 }
             }
         }

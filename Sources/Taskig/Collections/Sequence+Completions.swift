@@ -18,8 +18,10 @@ extension Sequence where Element: ThrowableTaskType {
     /// ```
     ///
     /// - Parameters:
-    ///   - queue: where the lanes that run the tasks run; see ``awaitAll(_:concurrency:progress:)``.
+    ///   - queue: where the lanes that run the tasks run; see ``awaitAll(_:concurrency:progress:file:line:)``.
     ///   - concurrency: the most tasks running at once; at least 1.
+    ///   - file: where the wait is called, which errors and wait reports name; leave the default.
+    ///   - line: the line of the call, likewise.
     @inlinable
     @available(
         *, noasync,
@@ -27,16 +29,19 @@ extension Sequence where Element: ThrowableTaskType {
     )
     public func completions(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> TaskCompletions<Element> {
         checkConcurrency(concurrency, of: "completions")
-        return TaskCompletions(tasks: Array(self), queue: queue, concurrency: concurrency)
+        return TaskCompletions(
+            tasks: Array(self), queue: queue, concurrency: concurrency, site: StaticCallSite(file, line))
     }
 }
 
 extension Dictionary where Value: ThrowableTaskType {
     /// The tasks' outcomes in the order they settle, each with its key; see
-    /// ``Swift/Sequence/completions(_:concurrency:)``.
+    /// ``Swift/Sequence/completions(_:concurrency:file:line:)``.
     ///
     /// ```swift
     /// for (name, result) in ["a": sizeOf(a), "b": sizeOf(b)].completions() {
@@ -50,10 +55,12 @@ extension Dictionary where Value: ThrowableTaskType {
     )
     public func completions(
         _ queue: DispatchQueue = .global(),
-        concurrency: Int = DefaultConcurrency
+        concurrency: Int = DefaultConcurrency,
+        file: StaticString = #fileID,
+        line: UInt = #line
     ) -> some Sequence<(key: Key, result: Result<Value.ResultType, Error>)> {
         let keys = Array(keys)
-        return values.completions(queue, concurrency: concurrency).lazy.map { outcome in
+        return values.completions(queue, concurrency: concurrency, file: file, line: line).lazy.map { outcome in
             (key: keys[outcome.offset], result: outcome.result)
         }
     }

@@ -1,7 +1,7 @@
 import Dispatch
 
 /// The outcomes of a sequence of tasks in the order they settle: what
-/// ``Swift/Sequence/completions(_:concurrency:)`` returns.
+/// ``Swift/Sequence/completions(_:concurrency:file:line:)`` returns.
 ///
 /// Each iteration runs the tasks again, since tasks are descriptions of work, not its result.
 /// Iterating blocks until the next task settles; on the main thread the main queue keeps
@@ -19,12 +19,16 @@ public struct TaskCompletions<Work: ThrowableTaskType>: Sequence {
     let queue: DispatchQueue
     @usableFromInline
     let concurrency: Int
+    /// Where `completions` was called, for the wait report.
+    @usableFromInline
+    let site: StaticCallSite
 
     @inlinable
-    init(tasks: [Work], queue: DispatchQueue, concurrency: Int) {
+    init(tasks: [Work], queue: DispatchQueue, concurrency: Int, site: StaticCallSite) {
         self.tasks = tasks
         self.queue = queue
         self.concurrency = concurrency
+        self.site = site
     }
 
     /// Starts a new run of every task, at most `concurrency` at once, when its first element

@@ -16,11 +16,11 @@ extension ThrowableTaskType {
     /// or a body that runs this task (or listens to this future).
     @inlinable
     var composableBody: TaskBody<ResultType> {
-        if let task = self as? ThrowableTask<ResultType> { return task.body }
-        if let future = self as? Future<ResultType> {
-            return TaskBody(onDefaultQueue: .listening(future.state))
+        switch TaskKind.of(self) {
+        case .throwable(let body): return body
+        case .listening(let future): return TaskBody(onDefaultQueue: .listening(future.listened))
+        case .plain, .foreign: return TaskBody(queue: executionQueue, work: .source(AdaptedWork(task: self)))
         }
-        return TaskBody(queue: executionQueue, work: .source(AdaptedWork(task: self)))
     }
 }
 
@@ -38,10 +38,12 @@ final class AdaptedWork<Work: ThrowableTaskType>: SourceWork {
 
     @inlinable
     func start(reportingTo completion: @escaping @Sendable (Result<Work.ResultType, Error>) -> Void) {
-        if RunLaunch.isCancelledForGood(task, body: nil) {
+        if (task as? CancellableTaskType)?.isCancelled == true {
             completion(.failure(CancellableTaskError.taskWasCancelled))
             return
         }
-        task.action(completion: completion)
+        // A task of another type than Taskig's own (see ``ThrowableTaskType/composableBody``):
+        // its handler is watched.
+        task.action(completion: WatchedHandler.watching(completion, of: task))
     }
 }

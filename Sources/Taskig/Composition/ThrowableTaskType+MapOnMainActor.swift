@@ -10,8 +10,8 @@ extension ThrowableTaskType {
     /// ```
     ///
     /// Where the step runs follows the main queue's rule: on the main thread, or, under
-    /// `dispatchMain()`, on the thread that runs the main queue's blocks (DESIGN §3). Both are
-    /// the main actor's.
+    /// `dispatchMain()`, on the thread that runs the main queue's blocks ("Waiting safely" in the
+    /// documentation). Both are the main actor's.
     @inlinable
     public func map<U: Sendable>(
         on _: MainActor.Type,

@@ -49,7 +49,7 @@ extension TaskType {
             switch RunLaunch.launch(self, context: nil, start: .unwaited(after: 0)) {
             case .finished(let value):
                 return value
-            case .pending(let cell):
+            case .pending(let cell, _):
                 await withCheckedContinuation { continuation in
                     cell.whenComplete(reading: { _ in continuation.resume() })
                 }

@@ -3,7 +3,7 @@ import Dispatch
 /// The eventual outcome of work that has already started: hot and memoized.
 ///
 /// Every waiter sees the same outcome, as often as it asks, including waiters that arrive
-/// after it is known. A future comes from ``ThrowableTaskType/start()`` or from a
+/// after it is known. A future comes from ``ThrowableTaskType/start(file:line:)`` or from a
 /// ``Promise``.
 ///
 /// ```swift
@@ -32,24 +32,30 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     /// run starts here, on this thread, since starting it only registers a callback. A
     /// continuation of a future that is already complete runs before this returns, or, when a
     /// chain's step called this, once that step's loop has ended (see
-    /// ``ChainRun/start(_:finishing:)``). See ``ThrowableTaskType/startRun(sharesCancellation:)``.
+    /// ``ChainRun/start(_:finishing:)``). See ``ThrowableTaskType/startRun(sharesCancellation:at:)``.
     @inlinable
-    init(listeningRunOf body: TaskBody<T>, sharesCancellation: Bool) {
+    init(listeningRunOf body: TaskBody<T>, sharesCancellation: Bool, startedAt site: StaticCallSite) {
         let run = Run(parent: nil, task: sharesCancellation ? body : nil, cancellable: true)
         let cell = CompletionCell<Result<T, Error>>()
-        state = FutureState(cell: cell, run: run)
-        run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
+        state = FutureState(cell: cell, run: run, startedAt: site)
+        // Without a task to share, nothing but ``cancel()`` can cancel this run (it has no
+        // parent), and that completes the cell itself: only a run its task can cancel needs a
+        // handler to release the waiters. Row 10c makes thousands of these futures at once.
+        if sharesCancellation {
+            run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
+        }
         guard !body.isCancelled else {
             cell.complete(with: .failure(CancellableTaskError.taskWasCancelled))
             run.close()
             return
         }
-        CurrentRun.whileRunning(run) {
-            if case .composed = body.work {
-                ChainRun.start(body) { chain, outcome in
-                    Run.end(chain.run, with: ChainSlot.take(outcome, as: T.self)) { cell.complete(with: $0) }
-                }
-            } else {
+        if body.chainLength > 0 {
+            // The chain's loop makes `run` current itself.
+            ChainRun.start(body, run: run) { chain, outcome in
+                Run.end(chain.run, with: ChainSlot.take(outcome, as: T.self)) { cell.complete(with: $0) }
+            }
+        } else {
+            CurrentRun.whileRunning(run) {
                 body.start { outcome in Run.end(run, with: outcome) { cell.complete(with: $0) } }
             }
         }
@@ -85,4 +91,10 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     }
 }
 
-extension Future: ListeningTask {}
+extension Future: KindOfTask {
+    @inlinable
+    static func kind<Work, Value>(of task: Work, producing _: Value.Type) -> TaskKind<Value> {
+        // `Work` is this type, and `Value` its `T` (see ``TaskKind/of(_:)``).
+        .listening(unsafeBitCast(task, to: Future<Value>.self).state)
+    }
+}

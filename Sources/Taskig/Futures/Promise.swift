@@ -13,13 +13,43 @@
 /// }
 /// let data = try promise.future.await()
 /// ```
+///
+/// A promise released unresolved fails its future with ``TaskigError/promiseDropped(madeAt:)``,
+/// which names where it was made, so that nothing waits for an outcome nobody can decide (as
+/// C++'s `std::promise` fails with `broken_promise`). Whatever still holds the promise, such
+/// as a callback that has not run yet, keeps it from being released: its outcome then comes as
+/// usual.
 public final class Promise<T>: Sendable {
     /// The future whose outcome this promise decides.
     public let future: Future<T>
 
     /// A promise whose future is still waiting for an outcome.
-    public init() {
-        future = Future(state: FutureState(cell: CompletionCell(), run: nil))
+    ///
+    /// `file` and `line` default to where the promise is made; a promise released without an
+    /// outcome names them in the ``TaskigError/promiseDropped(madeAt:)`` its future fails with.
+    /// A function that makes promises for its callers can pass its own caller's place on:
+    ///
+    /// ```swift
+    /// let promise = Promise<Data>()          // TaskigError.promiseDropped(madeAt: MyApp/Fetch.swift:12)
+    ///
+    /// func pending<T>(file: StaticString = #fileID, line: UInt = #line) -> Promise<T> {
+    ///     Promise(file: file, line: line)
+    /// }
+    /// ```
+    public init(file: StaticString = #fileID, line: UInt = #line) {
+        // The future's `startedAt`, which wait reports name it by, is where the promise was made.
+        future = Future(state: FutureState(cell: CompletionCell(), run: nil, startedAt: StaticCallSite(file, line)))
+    }
+
+    /// A promise released unresolved fails its future. This may run inside the releasing
+    /// code's own `deinit`, or under its lock, so the outcome, which runs the future's
+    /// continuations and wakes its waiters, is handed to a worker thread.
+    deinit {
+        let cell = future.state.cell
+        guard !cell.isCompleted, let madeAt = future.state.startedAt else { return }
+        WorkerPool.shared.submit {
+            cell.complete(with: .failure(TaskigError.promiseDropped(madeAt: madeAt.callSite)))
+        }
     }
 
     /// Fulfils the future with `value`. Returns `false`, changing nothing, when the future

@@ -46,7 +46,7 @@ struct CompletionCell<Value>: Sendable {
         // `startIfNeeded()` runs it, and that is called on a cell someone holds.
         let unretained = Unmanaged.passUnretained(state.buffer)
         // No other thread can see the cell yet, so this needs no lock.
-        ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
+        ManagedBufferPointer<State, Platform.Lock.Primitive>(unsafeBufferObject: state.buffer)
             .withUnsafeMutablePointerToHeader { state in
                 state.pointee.machine = CompletionStateMachine {
                     let cell = CompletionCell(state: LockedState(buffer: unretained.takeUnretainedValue()))
@@ -64,6 +64,12 @@ struct CompletionCell<Value>: Sendable {
     @inlinable
     var isCompleted: Bool {
         state.withLock { $0.machine.isCompleted }
+    }
+
+    /// Whether the run's work has started, or the run is complete.
+    @inlinable
+    var hasStarted: Bool {
+        state.withLock { $0.machine.hasStarted }
     }
 
     @inlinable
@@ -122,7 +128,7 @@ struct CompletionCell<Value>: Sendable {
     @inlinable
     var valuePointer: UnsafeRawPointer {
         assert(MemoryLayout<State>.offset(of: \State.value) == 0, "BUG IN TASKIG: a cell's value is not first")
-        return ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: state.buffer)
+        return ManagedBufferPointer<State, Platform.Lock.Primitive>(unsafeBufferObject: state.buffer)
             .withUnsafeMutablePointerToHeader { UnsafeRawPointer($0) }
     }
 

@@ -1,11 +1,3 @@
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// State guarded by the platform's own mutex, both in one allocation.
 ///
 /// Taskig uses this rather than `Synchronization.Mutex` because ThreadSanitizer understands
@@ -20,12 +12,12 @@
 @usableFromInline
 package struct LockedState<State>: @unchecked Sendable {
     @usableFromInline
-    let buffer: ManagedBuffer<State, PlatformLock.Primitive>
+    let buffer: ManagedBuffer<State, Platform.Lock.Primitive>
 
     @inlinable
     package init(_ initial: State) {
         buffer = LockedStateBuffer<State>.create(minimumCapacity: 1) { buffer in
-            buffer.withUnsafeMutablePointerToElements { PlatformLock.initialize($0) }
+            buffer.withUnsafeMutablePointerToElements { Platform.Lock.initialize($0) }
             return initial
         }
     }
@@ -33,7 +25,7 @@ package struct LockedState<State>: @unchecked Sendable {
     /// Another reference to the state of an existing `LockedState`, for owners that keep the
     /// buffer unretained.
     @inlinable
-    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
+    init(buffer: ManagedBuffer<State, Platform.Lock.Primitive>) {
         self.buffer = buffer
     }
 
@@ -42,10 +34,10 @@ package struct LockedState<State>: @unchecked Sendable {
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         // Through `ManagedBufferPointer`, which reaches the state by address: going through
         // `ManagedBuffer.header` would count as an access to it before the lock is taken.
-        try ManagedBufferPointer<State, PlatformLock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers {
+        try ManagedBufferPointer<State, Platform.Lock.Primitive>(unsafeBufferObject: buffer).withUnsafeMutablePointers {
             state, lock in
-            PlatformLock.lock(lock)
-            defer { PlatformLock.unlock(lock) }
+            Platform.Lock.lock(lock)
+            defer { Platform.Lock.unlock(lock) }
             return try body(&state.pointee)
         }
     }
@@ -58,77 +50,8 @@ extension LockedState: CustomReflectable {
 }
 
 @usableFromInline
-final class LockedStateBuffer<State>: ManagedBuffer<State, PlatformLock.Primitive> {
+final class LockedStateBuffer<State>: ManagedBuffer<State, Platform.Lock.Primitive> {
     deinit {
-        withUnsafeMutablePointerToElements { PlatformLock.destroy($0) }
+        withUnsafeMutablePointerToElements { Platform.Lock.destroy($0) }
     }
-}
-
-/// The platform mutex, as plain functions on a pointer to it.
-@usableFromInline
-enum PlatformLock {
-    #if canImport(Darwin)
-        @usableFromInline
-        typealias Primitive = os_unfair_lock
-
-        @inlinable
-        static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
-            lock.initialize(to: os_unfair_lock())
-        }
-
-        @inlinable
-        static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
-            lock.deinitialize(count: 1)
-        }
-
-        @inlinable
-        static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
-            os_unfair_lock_lock(lock)
-        }
-
-        @inlinable
-        static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
-            os_unfair_lock_unlock(lock)
-        }
-    #else
-        @usableFromInline
-        typealias Primitive = pthread_mutex_t
-
-        /// A freshly made adaptive mutex to copy, as `PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP`
-        /// would give in C. Adaptive mutexes spin a little before they sleep, which suits
-        /// Taskig's critical sections of a few instructions: a waiter checking a result must
-        /// not send the thread delivering it to sleep.
-        @usableFromInline
-        static let adaptiveTemplate: pthread_mutex_t = {
-            var attributes = pthread_mutexattr_t()
-            pthread_mutexattr_init(&attributes)
-            defer { pthread_mutexattr_destroy(&attributes) }
-            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
-            var mutex = pthread_mutex_t()
-            let status = pthread_mutex_init(&mutex, &attributes)
-            precondition(status == 0, "Taskig could not create a mutex (error \(status))")
-            return mutex
-        }()
-
-        @inlinable
-        static func initialize(_ lock: UnsafeMutablePointer<Primitive>) {
-            lock.initialize(to: adaptiveTemplate)
-        }
-
-        @inlinable
-        static func destroy(_ lock: UnsafeMutablePointer<Primitive>) {
-            pthread_mutex_destroy(lock)
-            lock.deinitialize(count: 1)
-        }
-
-        @inlinable
-        static func lock(_ lock: UnsafeMutablePointer<Primitive>) {
-            pthread_mutex_lock(lock)
-        }
-
-        @inlinable
-        static func unlock(_ lock: UnsafeMutablePointer<Primitive>) {
-            pthread_mutex_unlock(lock)
-        }
-    #endif
 }

@@ -69,7 +69,7 @@ final class BatchProgress: Sendable {
     func publishAndCoolDown() {
         guard !isCoolingDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         publish()
-        Scheduling.after(CollectionTuning.progressPublishingInterval) { self.endCoolDown() }
+        Scheduling.after(ProgressTuning.progressPublishingInterval) { self.endCoolDown() }
     }
 
     /// Publishes what settled since the last publication; cools down once more if something
@@ -77,7 +77,7 @@ final class BatchProgress: Sendable {
     @usableFromInline
     func endCoolDown() {
         if publish() {
-            Scheduling.after(CollectionTuning.progressPublishingInterval) { self.endCoolDown() }
+            Scheduling.after(ProgressTuning.progressPublishingInterval) { self.endCoolDown() }
             return
         }
         isCoolingDown.store(false, ordering: .sequentiallyConsistent)
@@ -88,23 +88,30 @@ final class BatchProgress: Sendable {
         if isBehind { publishAndCoolDown() }
     }
 
-    /// Sets the completed count to what settled; returns whether it changed.
+    /// Sets the completed count to what settled; returns whether it changed. The change is
+    /// queued under the lock, so that changes reach the progress in the order they were counted,
+    /// and applied outside it (see ``ProgressUpdates``): an observer of the progress may call
+    /// back into Taskig.
     @usableFromInline
     @discardableResult
     func publish() -> Bool {
-        state.withLock { state in
+        let changed = state.withLock { state in
             guard let settled = state.countSettled?(), settled > state.published else { return false }
-            ProgressUpdates.perform { progress.completedUnitCount += Int64(settled - state.published) }
+            let change = Int64(settled - state.published)
+            ProgressUpdates.enqueue { [progress] in progress.completedUnitCount += change }
             state.published = settled
             return true
         }
+        if changed { ProgressUpdates.applyQueued() }
+        return changed
     }
 
-    /// Publishes the final count, stops publishing, and gives the progress its own
-    /// cancellation handler back.
+    /// Publishes the final count, and returns once it is applied, with every change before it;
+    /// stops publishing, and gives the progress its own cancellation handler back.
     @usableFromInline
     func finish() {
         publish()
+        ProgressUpdates.perform {}
         let cancellation = state.withLock { state in
             state.countSettled = nil
             return state.cancellation.take()

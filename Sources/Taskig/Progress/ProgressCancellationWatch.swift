@@ -25,7 +25,7 @@ final class ProgressCancellationWatch: Sendable {
     @usableFromInline
     init(_ progress: Progress, cancel: @escaping @Sendable () -> Void) {
         watched = LockedState((progress, cancel))
-        lookAgain(after: CollectionTuning.firstProgressCancellationLook)
+        lookAgain(after: ProgressTuning.firstProgressCancellationLook)
     }
 
     /// Stops watching: for the end of the wait.
@@ -55,7 +55,7 @@ final class ProgressCancellationWatch: Sendable {
         switch finding {
         case .stopped: return
         case .notCancelled:
-            lookAgain(after: min(2 * last, CollectionTuning.longestTimeBetweenProgressCancellationLooks))
+            lookAgain(after: min(2 * last, ProgressTuning.longestTimeBetweenProgressCancellationLooks))
         case .cancelled(let cancel): DispatchQueue(label: "taskig.progress-cancellation").async(execute: cancel)
         }
     }

@@ -49,7 +49,8 @@ public protocol TaskType<ResultType> {
 ///
 /// Taskig calls `action(completion:)` once per run, on `executionQueue` (or, for a global
 /// concurrent queue, on whichever thread is waiting). The action calls `completion` exactly
-/// once, from any thread; later calls are ignored.
+/// once, from any thread; later calls are ignored. A `completion` released without having been
+/// called fails the run with ``TaskigError/callbackDropped(task:)``.
 public protocol ThrowableTaskType<ResultType> {
     /// The value the task produces when it succeeds.
     associatedtype ResultType

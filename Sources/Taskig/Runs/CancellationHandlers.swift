@@ -72,6 +72,11 @@ struct CancellationHandlers: Sendable {
         var others: [Entry] = []
         @usableFromInline
         var linkPhase = LinkPhase.unlinked
+        /// The run whose outcome the owner's work waits for while it holds no thread (see
+        /// ``Run/noteWaiting(for:)``); kept here, under the table's lock, so that the wait-for
+        /// cycle check reads it safely from other threads.
+        @usableFromInline
+        var waitingFor: Run?
 
         @inlinable
         init() {}
@@ -152,7 +157,7 @@ struct CancellationHandlers: Sendable {
 
     /// The table whose buffer is `buffer`.
     @inlinable
-    init(buffer: ManagedBuffer<State, PlatformLock.Primitive>) {
+    init(buffer: ManagedBuffer<State, Platform.Lock.Primitive>) {
         state = LockedState(buffer: buffer)
     }
 
@@ -207,15 +212,16 @@ struct CancellationHandlers: Sendable {
     /// Drops every handler and returns the links a run had made, for it to remove.
     @usableFromInline
     func close() -> Links? {
-        let (dropped, links) = state.withLock { state -> (Taken, Links?) in
+        let (dropped, waitedFor, links) = state.withLock { state -> (Taken, Run?, Links?) in
             state.isClosed = true
             let dropped = state.takeAll()
-            guard case .linked(let links) = state.linkPhase else { return (dropped, nil) }
+            let waitedFor = state.waitingFor.take()
+            guard case .linked(let links) = state.linkPhase else { return (dropped, waitedFor, nil) }
             state.linkPhase = .unlinked
-            return (dropped, links)
+            return (dropped, waitedFor, links)
         }
         // Released outside the lock, like a removed handler.
-        _ = dropped
+        _ = (dropped, waitedFor)
         return links
     }
 
@@ -231,6 +237,24 @@ struct CancellationHandlers: Sendable {
         }
         if let handlers { CancellationPropagation.run(handlers) }
         return close()
+    }
+
+    /// Notes `run` as the one the owner's work waits for, replacing the last; nothing once the
+    /// table is closed.
+    @usableFromInline
+    func noteWaiting(for run: Run?) {
+        let replaced = state.withLock { state -> Run? in
+            guard !state.isClosed else { return nil }
+            defer { state.waitingFor = run }
+            return state.waitingFor
+        }
+        _ = replaced
+    }
+
+    /// The run the owner's work waits for, if it noted one.
+    @usableFromInline
+    var waitingFor: Run? {
+        state.withLock { $0.waitingFor }
     }
 
     /// Claims the right to link a run upward; `false` when it is linked, being linked, or

@@ -14,7 +14,7 @@ import Synchronization
 /// | 0 | cancelled |
 /// | 1 | closed: the run completed, so handlers are dropped and cancelling does nothing |
 /// | 2 | linked: a run's ancestors and task cancel it as they are cancelled (see ``Run``) |
-/// | 3 | started: a task body has had a run (see ``markStarted(_:)``) |
+/// | 3 | started: a run's work has begun, somewhere other than on its waiter (see ``Run/noteStarted()``) |
 /// | the rest | the address of the handler table, or zero (tables are 16-byte aligned) |
 ///
 /// Because the table's address and the flags share one word, a handler registered just as
@@ -58,15 +58,6 @@ enum CancellationWord {
         CancellationEpoch.advance()
         table(in: current)?.cancel()
         return true
-    }
-
-    /// Notes that a run of the word's owner has started; returns whether one had before. Only
-    /// a body that has had a run can be waited for from its own work, so only then does a
-    /// launch look for it among its ancestors (see ``RunLaunch``).
-    @inlinable
-    static func markStarted(_ word: borrowing Atomic<UInt>) -> Bool {
-        if word.load(ordering: .relaxed) & startedBit != 0 { return true }
-        return word.bitwiseOr(startedBit, ordering: .relaxed).oldValue & startedBit != 0
     }
 
     /// Registers `handler` to run once when the word is cancelled. Runs it at once, on this
@@ -130,7 +121,7 @@ enum CancellationWord {
     static func destroy(_ word: borrowing Atomic<UInt>) {
         let bits = word.load(ordering: .acquiring) & ~flagBits
         guard let address = UnsafeRawPointer(bitPattern: bits) else { return }
-        Unmanaged<ManagedBuffer<CancellationHandlers.State, PlatformLock.Primitive>>.fromOpaque(address).release()
+        Unmanaged<ManagedBuffer<CancellationHandlers.State, Platform.Lock.Primitive>>.fromOpaque(address).release()
     }
 
     /// The table the word points to, installing one if it has none and is neither cancelled
@@ -156,7 +147,7 @@ enum CancellationWord {
     static func table(in bits: UInt) -> CancellationHandlers? {
         guard let address = UnsafeRawPointer(bitPattern: bits & ~flagBits) else { return nil }
         return CancellationHandlers(
-            buffer: Unmanaged<ManagedBuffer<CancellationHandlers.State, PlatformLock.Primitive>>.fromOpaque(address)
+            buffer: Unmanaged<ManagedBuffer<CancellationHandlers.State, Platform.Lock.Primitive>>.fromOpaque(address)
                 .takeUnretainedValue())
     }
 }

@@ -33,15 +33,15 @@ enum CurrentRun {
         frame?.pointee.isCancelled ?? false
     }
 
-    /// Runs `body` as the work of `run`, then restores what was set before.
+    /// Runs `body` as the work of `run`, then restores what was set before. With no run,
+    /// `body` runs outside any run: under a frame of no run, which keeps the frames below it
+    /// reachable (see ``heldHere``).
     @inlinable
     static func whileRunning<Result>(_ run: Run?, _ body: () throws -> Result) rethrows -> Result {
         guard let run else {
-            let outer = slot.pointer
-            if outer == nil { return try body() }
-            slot.pointer = nil
-            defer { slot.pointer = outer }
-            return try body()
+            if slot.pointer == nil { return try body() }
+            var frame = RunFrame(parent: nil, task: nil)
+            return try whileRunning(&frame) { _ in try body() }
         }
         var frame = RunFrame(run: run)
         return try whileRunning(&frame) { _ in try body() }
@@ -57,17 +57,61 @@ enum CurrentRun {
         _ body: (UnsafeMutablePointer<RunFrame>) throws -> Result
     ) rethrows -> Result {
         let outer = slot.pointer
+        frame.outer = outer?.assumingMemoryBound(to: RunFrame.self)
         return try withUnsafeMutablePointer(to: &frame) { frame in
             slot.pointer = UnsafeMutableRawPointer(frame)
             defer { slot.pointer = outer }
             return try body(frame)
         }
     }
+
+    /// The runs whose work this thread holds, innermost first: the runs of the frames on its
+    /// stack, and the collection runs that wait for every task of a lane here (see
+    /// ``RunFrame/Holding``). A wait that parks this thread holds each of them up.
+    ///
+    /// Also whether a wait here runs in a lane of a collection that another task may end:
+    /// ending it cancels the runs of the lane's task, which releases the wait. Only if no run of
+    /// its own stands between: a future's work, claimed by a waiter and run here, is a run of
+    /// its own that the collection's end does not cancel.
+    ///
+    /// Only this thread may ask, since the frames are on its stack.
+    static var heldHere: (runs: [Run], insideLaneOfAnyTask: Bool) {
+        var runs: [Run] = []
+        var insideLaneOfAnyTask = false
+        var cancellationReachesBelow = true
+        var frame = self.frame
+        while let current = frame {
+            if let run = current.pointee.run {
+                runs.append(run)
+                if run.parent == nil { cancellationReachesBelow = false }
+            }
+            switch current.pointee.holding {
+            case .ordinary: break
+            case .laneOfEveryTask: if let parent = current.pointee.parent { runs.append(parent) }
+            case .laneOfAnyTask: if cancellationReachesBelow { insideLaneOfAnyTask = true }
+            }
+            frame = current.pointee.outer
+        }
+        return (runs, insideLaneOfAnyTask)
+    }
 }
 
 /// One run's place on the stack while its work executes: see ``CurrentRun``.
 @usableFromInline
 struct RunFrame {
+    /// What the work under a frame holds up, besides its own run.
+    @usableFromInline
+    enum Holding {
+        /// The work below it on the stack, which cannot go on before this work returns.
+        case ordinary
+        /// A lane of a collection that waits for every task: the work below, and the
+        /// collection's run, `parent`.
+        case laneOfEveryTask
+        /// A lane of a collection that another task may end (a race, a fail-fast wait), which
+        /// then cancels the lane's task: a wait in it may end that way.
+        case laneOfAnyTask
+    }
+
     /// The run, once it exists.
     @usableFromInline
     var run: Run?
@@ -80,6 +124,12 @@ struct RunFrame {
     /// Whether ``materialize()`` made `run`, which the frame's owner then closes.
     @usableFromInline
     var madeRun = false
+    /// What the work under this frame holds up (see ``CurrentRun/heldHere``).
+    @usableFromInline
+    var holding = Holding.ordinary
+    /// The frame this one was set over, on the same thread's stack.
+    @usableFromInline
+    var outer: UnsafeMutablePointer<RunFrame>?
 
     /// The frame of an existing run.
     @inlinable

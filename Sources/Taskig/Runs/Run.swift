@@ -34,10 +34,6 @@ final class Run: Sendable {
     /// ends, so only then does the work need a thread other than the waiter's.
     @usableFromInline
     let isCancellable: Bool
-    /// What this run is a run of, for runs whose work could wait for themselves (a composed
-    /// task's chain, a future's work): see ``isRunning(_:)``.
-    @usableFromInline
-    let origin: ObjectIdentifier?
     /// What the last walk up from here found about the run's task and ancestors (see
     /// ``isCancelledAbove``): ``CancellationEpoch/cancelledForGood``, or the epoch in which
     /// none of them was cancelled; zero before any walk.
@@ -51,19 +47,13 @@ final class Run: Sendable {
     let treeRoot: Unmanaged<Run>?
 
     @inlinable
-    init(
-        parent: Run?,
-        task: (any CancellationSource)? = nil,
-        cancellable: Bool,
-        origin: ObjectIdentifier? = nil
-    ) {
+    init(parent: Run?, task: (any CancellationSource)? = nil, cancellable: Bool) {
         // With nothing above it, the word alone tells whether the run is cancelled.
         word = Atomic(parent == nil && task == nil ? CancellationWord.linkedBit : 0)
         retainedParent = parent.map { Unmanaged.passRetained($0) }
         treeRoot = parent.map { $0.treeRoot ?? Unmanaged.passUnretained($0) }
         self.task = task
         self.isCancellable = cancellable || (parent?.isCancellable ?? false)
-        self.origin = origin
     }
 
     deinit {
@@ -242,15 +232,48 @@ final class Run: Sendable {
         if let key = links.onTask { task?.removeCancellationHandler(key) }
     }
 
-    /// Whether this run or one of its ancestors is `origin` itself (a future's run), or a run
-    /// of `origin` (a composed task's body): waiting for `origin` from here would wait for
-    /// work that cannot end before the wait does.
+    /// Notes that the run's work has begun, where a waiter that parked for it cannot see: on
+    /// a worker, a queue, or another thread that claimed it. Only the wait report reads it.
     @inlinable
-    func isRunning(_ origin: ObjectIdentifier) -> Bool {
-        var run: Run? = self
-        while let current = run {
-            if current.origin == origin || ObjectIdentifier(current) == origin { return true }
-            run = current.parent
+    func noteStarted() {
+        word.bitwiseOr(CancellationWord.startedBit, ordering: .relaxed)
+    }
+
+    /// Whether the run's work has begun elsewhere (see ``noteStarted()``).
+    @usableFromInline
+    var hasStarted: Bool {
+        word.load(ordering: .relaxed) & CancellationWord.startedBit != 0
+    }
+
+    /// Whether the run can no longer hold anything up: its work reported its outcome, or it
+    /// was cancelled, which releases its waiters.
+    @usableFromInline
+    var hasEnded: Bool {
+        word.load(ordering: .acquiring) & CancellationWord.stateBits != 0
+    }
+
+    /// Notes the run whose outcome this run's work waits for while it holds no thread: a
+    /// composed run listening to a future, or waiting for the outcome of a task its step
+    /// started; `nil` once that outcome has come. The wait-for cycle check follows it.
+    @usableFromInline
+    func noteWaiting(for other: Run?) {
+        CancellationWord.installedTable(in: word)?.noteWaiting(for: other)
+    }
+
+    /// The run this run's work waits for while it holds no thread (see ``noteWaiting(for:)``).
+    @usableFromInline
+    var waitingFor: Run? {
+        CancellationWord.existingTable(in: word)?.waitingFor
+    }
+
+    /// Whether this run or one of its ancestors is `run`: the run of a future, whose work
+    /// cannot end before a wait for it from here does.
+    @inlinable
+    func isRunning(_ run: Run) -> Bool {
+        var current: Run? = self
+        while let next = current {
+            if next === run { return true }
+            current = next.parent
         }
         return false
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A cold description of work that produces a value and cannot fail.
 ///
-/// Nothing runs when a `Task` is made; each ``TaskType/await()`` or
+/// Nothing runs when a `Task` is made; each ``TaskType/await(file:line:)`` or
 /// ``TaskType/async(delayBy:completion:)`` runs its work again.
 ///
 /// ```swift
@@ -27,6 +27,10 @@ public struct Task<T>: TaskType, Sendable {
     let executionQueueKind: QueueAffinity.Kind
     @usableFromInline
     let work: Work
+
+    /// The queue the work runs on, with its kind.
+    @inlinable
+    var workQueue: WorkQueue { WorkQueue(chosenQueue, kind: executionQueueKind) }
 
     /// The work in the form it was given. A value-returning closure is kept as it is, so that
     /// a run in place can simply call it, with no completion callback to allocate.
@@ -107,16 +111,22 @@ public struct Task<T>: TaskType, Sendable {
     @inlinable
     init(onDefaultQueue work: Work) {
         self.chosenQueue = nil
-        self.executionQueueKind = .globalConcurrent
+        self.executionQueueKind = .defaultGlobal
         self.work = work
     }
 
     /// Performs the work and reports its value through `completion`.
+    ///
+    /// Work that reports through a callback must call it exactly once. A `Task` cannot fail,
+    /// so when its callback is released without having been called, a debug build stops with a
+    /// message that names the task, and an optimized build writes that message to standard
+    /// error and leaves the run pending (a ``ThrowableTask``'s run fails with
+    /// ``TaskigError/callbackDropped(task:)`` instead).
     @inlinable
     public func action(completion: @escaping @Sendable (T) -> Void) {
         switch work {
         case .returning(let produce): completion(produce())
-        case .reporting(let start): start(completion)
+        case .reporting(let start): start(WatchedPlainHandler.watching(completion, queue: chosenQueue))
         }
     }
 }
@@ -136,5 +146,13 @@ extension Task where T == Void {
         action: @escaping @Sendable () -> Void
     ) {
         Task(executionQueue: executionQueue, action: action).async(delayBy: delayBy)
+    }
+}
+
+extension Task: KindOfTask {
+    @inlinable
+    static func kind<Work, Value>(of task: Work, producing _: Value.Type) -> TaskKind<Value> {
+        // `Work` is this type, and `Value` its `T` (see ``TaskKind/of(_:)``).
+        .plain(unsafeBitCast(task, to: Task<Value>.self))
     }
 }

@@ -67,8 +67,9 @@ final class TaskBody<Value>: AnyTaskBody {
         /// Work that starts runs of other things: an `async` body, a task of another type, a
         /// timeout, a retry.
         case source(any SourceWork<Value>)
-        /// Waiting for a future's outcome, which never blocks.
-        case listening(FutureState<Value>)
+        /// Waiting for a future's outcome, which never blocks. Only the outcome and the run,
+        /// not the whole ``FutureState``: every body is as large as this enum's largest case.
+        case listening(ListenedFuture<Value>)
         /// A composed task: the chain of steps ending in ``TaskBody/step``. For a body that
         /// continues a body that is not composed, what starts that body as the beginning of
         /// the chain (see ``ChainStep/StartSource``), in code specialized for its type;
@@ -124,7 +125,7 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     init<Input>(continuing upstream: TaskBody<Input>, with step: @escaping ChainStep.Apply, on queue: DispatchQueue?) {
         self.queue = queue
-        queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .globalConcurrent
+        queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .defaultGlobal
         if upstream.chainLength > 0 {
             work = .composed(ChainStep.noSource)
         } else {
@@ -150,7 +151,7 @@ final class TaskBody<Value>: AnyTaskBody {
     /// A body on the default global queue, whose kind is known without asking the queue.
     @inlinable
     convenience init(onDefaultQueue work: Work) {
-        self.init(queue: nil, queueKind: .globalConcurrent, work: work)
+        self.init(queue: nil, queueKind: .defaultGlobal, work: work)
     }
 
     /// A body whose work is a plain call of `plainCall`, on `queue`.
@@ -162,7 +163,7 @@ final class TaskBody<Value>: AnyTaskBody {
     /// A body whose work is a plain call of `plainCall`, on the default global queue.
     @inlinable
     convenience init(onDefaultQueue plainCall: @escaping @Sendable () throws -> Value) {
-        self.init(queue: nil, queueKind: .globalConcurrent, plainCall: plainCall)
+        self.init(queue: nil, queueKind: .defaultGlobal, plainCall: plainCall)
     }
 
     deinit {
@@ -185,9 +186,12 @@ final class TaskBody<Value>: AnyTaskBody {
     @inlinable
     var isCancelled: Bool { CancellationWord.isCancelled(word) }
 
+    /// Cancels the task for good: its runs hear it through their links, and the collections
+    /// in progress, whose lanes may run it without a run of its own, through
+    /// ``TaskCancellationListeners``.
     @usableFromInline
     func cancel() {
-        CancellationWord.cancel(word)
+        if CancellationWord.cancel(word) { TaskCancellationListeners.taskWasCancelledForGood() }
     }
 
     @usableFromInline
@@ -250,17 +254,19 @@ final class TaskBody<Value>: AnyTaskBody {
     }
 
     @usableFromInline
-    static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement {
-        using(body) { body in RunPlacement.of(body.workQueue, wait: .untilDone) }
+    static func queueOfStep(of body: Unmanaged<AnyObject>) -> DispatchQueue {
+        using(body) { body in body.executionQueue }
     }
 
     /// Starts the work on this thread, with the run current; the work reports through
-    /// `completion` exactly once, from any thread, possibly before this returns.
+    /// `completion` exactly once, from any thread, possibly before this returns. Callback
+    /// work gets `completion` watched, so that dropping it fails the run (see
+    /// ``WatchedHandler``).
     @inlinable
     func start(reportingTo completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
         switch work {
         case .plainCall: completion(callInPlace())
-        case .reporting(let start): start(completion)
+        case .reporting(let start): start(WatchedHandler.watching(completion, of: ThrowableTask(body: self)))
         case .source(let source): source.start(reportingTo: completion)
         case .listening(let future): future.cell.whenComplete(completion)
         case .composed: ChainRun.start(self, reportingTo: completion)
@@ -292,8 +298,8 @@ protocol AnyTaskBody: CancellationSource {
         of body: Unmanaged<AnyObject>, _ inputSlot: UnsafeMutableRawPointer, _ outputSlot: UnsafeMutableRawPointer,
         _ chain: ChainRun, _ position: Int
     ) -> Bool
-    /// Where the body's step runs, as a wait's work would (see ``RunPlacement/of(_:wait:)``).
-    static func placementOfStep(of body: Unmanaged<AnyObject>) -> RunPlacement
+    /// The queue the body's step runs on.
+    static func queueOfStep(of body: Unmanaged<AnyObject>) -> DispatchQueue
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.

@@ -3,7 +3,7 @@ import Foundation
 
 /// A cold, cancellable description of work that produces a value or fails.
 ///
-/// Nothing runs when a `ThrowableTask` is made; each ``ThrowableTaskType/await()`` (or
+/// Nothing runs when a `ThrowableTask` is made; each ``ThrowableTaskType/await(file:line:)`` (or
 /// `async`, collection wait, `start()`) makes a new run of its work. Giving up on a run
 /// cancels that run only, and the task stays usable; ``cancel()`` cancels the task itself for
 /// good, in every copy.
@@ -14,7 +14,7 @@ import Foundation
 /// ```
 public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable {
     /// The work, queue and cancellation every copy shares. A `var` only so that a consuming
-    /// wait can ask whether it holds the last copy (see ``awaitResult()``); never reassigned.
+    /// wait can ask whether it holds the last copy (see ``awaitResult(file:line:)``); never reassigned.
     @usableFromInline
     var body: TaskBody<T>
 
@@ -86,6 +86,11 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     /// A task whose work reports its outcome through a callback, for wrapping asynchronous APIs,
     /// started on the global concurrent queue.
     ///
+    /// The work calls `done` exactly once, on every path, errors included. A `done` released
+    /// without having been called (a forgotten branch, an API that drops its handler on an error
+    /// path) fails the run with ``TaskigError/callbackDropped(task:)``, rather than leaving its
+    /// waiters waiting forever.
+    ///
     /// ```swift
     /// let fetch = ThrowableTask<Data> { done in
     ///     URLSession.shared.dataTask(with: url) { data, _, error in
@@ -109,39 +114,6 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
         action: @escaping @Sendable (@escaping @Sendable (Result<T, Error>) -> Void) -> Void
     ) {
         body = TaskBody(queue: executionQueue, work: .reporting(action))
-    }
-
-    /// A task whose work is Swift concurrency code: the same as the initializer that also
-    /// takes an `executionQueue`, given `.global()`.
-    ///
-    /// ```swift
-    /// let greeting = ThrowableTask<String> { () async throws -> String in "hello" }
-    /// ```
-    @_disfavoredOverload
-    public init(action: @escaping @Sendable () async throws -> T) {
-        body = TaskBody(onDefaultQueue: .source(AsyncWork(action: action)))
-    }
-
-    /// A task whose work is Swift concurrency code. Each run starts it in a new
-    /// `_Concurrency.Task`, which is cancelled when the run is, and which runs on Taskig's
-    /// worker threads rather than Swift's cooperative pool, so that blocking waits elsewhere
-    /// cannot keep it from starting.
-    ///
-    /// ```swift
-    /// let greeting = ThrowableTask<String> { () async throws -> String in
-    ///     try await _Concurrency.Task.sleep(nanoseconds: 1_000_000)
-    ///     return "hello"
-    /// }
-    /// let text = try greeting.await()
-    /// ```
-    ///
-    /// From async code, wait with ``ThrowableTaskType/value``, which suspends, rather than
-    /// the blocking ``ThrowableTaskType/await()``, which holds a cooperative thread.
-    public init(
-        executionQueue: DispatchQueue,
-        action: @escaping @Sendable () async throws -> T
-    ) {
-        body = TaskBody(queue: executionQueue, work: .source(AsyncWork(action: action)))
     }
 
     /// Performs the work and reports its outcome through `completion`. A task cancelled for
@@ -186,5 +158,13 @@ public struct ThrowableTask<T>: ThrowableTaskType, CancellableTaskType, Sendable
     @inlinable
     public func cancel() {
         body.cancel()
+    }
+}
+
+extension ThrowableTask: KindOfTask {
+    @inlinable
+    static func kind<Work, Value>(of task: Work, producing _: Value.Type) -> TaskKind<Value> {
+        // `Work` is this type, and `Value` its `T` (see ``TaskKind/of(_:)``).
+        .throwable(unsafeBitCast(task, to: ThrowableTask<Value>.self).body)
     }
 }

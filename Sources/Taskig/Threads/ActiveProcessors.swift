@@ -8,21 +8,20 @@ import Foundation
 /// container's CPU quota, as `docker run --cpus 2` sets) would then start a lane per
 /// processor it cannot use, and the lanes would take turns on the ones it can. So the count
 /// is the smallest of the online processors, those in the process's affinity mask, and its
-/// CPU quota rounded up; what cannot be read does not count.
+/// CPU quota rounded up; what cannot be read does not count. Those files are Linux's: elsewhere
+/// they do not exist, and the count is Foundation's.
 @usableFromInline
 enum ActiveProcessors {
     @usableFromInline
     static let count: Int = {
         var count = ProcessInfo.processInfo.activeProcessorCount
-        #if os(Linux)
-            if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-                let allowed = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }),
-                let processors = processorCount(inList: allowed.dropFirst("Cpus_allowed_list:".count))
-            {
-                count = min(count, processors)
-            }
-            if let quota = cgroupQuota() { count = min(count, quota) }
-        #endif
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let allowed = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }),
+            let processors = processorCount(inList: allowed.dropFirst("Cpus_allowed_list:".count))
+        {
+            count = min(count, processors)
+        }
+        if let quota = cgroupQuota() { count = min(count, quota) }
         return max(1, count)
     }()
 
@@ -52,19 +51,17 @@ enum ActiveProcessors {
         return (quota + period - 1) / period
     }
 
-    #if os(Linux)
-        /// The CPU quota of the process's cgroup in processors, from cgroup v2's `cpu.max`
-        /// (`QUOTA PERIOD`) or v1's `cpu.cfs_quota_us` and `cpu.cfs_period_us`, as mounted
-        /// where a container sees its own group.
-        private static func cgroupQuota() -> Int? {
-            if let line = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8) {
-                let fields = line.split(separator: " ")
-                return fields.count == 2 ? processorCount(quota: fields[0], period: fields[1]) : nil
-            }
-            guard let quota = try? String(contentsOfFile: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", encoding: .utf8),
-                let period = try? String(contentsOfFile: "/sys/fs/cgroup/cpu/cpu.cfs_period_us", encoding: .utf8)
-            else { return nil }
-            return processorCount(quota: quota, period: period)
+    /// The CPU quota of the process's cgroup in processors, from cgroup v2's `cpu.max`
+    /// (`QUOTA PERIOD`) or v1's `cpu.cfs_quota_us` and `cpu.cfs_period_us`, as mounted
+    /// where a container sees its own group.
+    private static func cgroupQuota() -> Int? {
+        if let line = try? String(contentsOfFile: "/sys/fs/cgroup/cpu.max", encoding: .utf8) {
+            let fields = line.split(separator: " ")
+            return fields.count == 2 ? processorCount(quota: fields[0], period: fields[1]) : nil
         }
-    #endif
+        guard let quota = try? String(contentsOfFile: "/sys/fs/cgroup/cpu/cpu.cfs_quota_us", encoding: .utf8),
+            let period = try? String(contentsOfFile: "/sys/fs/cgroup/cpu/cpu.cfs_period_us", encoding: .utf8)
+        else { return nil }
+        return processorCount(quota: quota, period: period)
+    }
 }

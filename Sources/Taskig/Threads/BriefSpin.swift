@@ -1,29 +1,21 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// A short spin before a thread goes to sleep, for the hand-offs that usually end within
 /// microseconds: a waiter whose work runs on a worker, and a worker between two jobs.
 ///
 /// Waking a sleeping thread costs a system call on one side and a trip through the scheduler
-/// on the other, tens of microseconds on this VM (a semaphore ping-pong between two sleeping
-/// threads: 37–43 µs), and a loop of waits pays it twice per wait. A thread that stays awake
-/// for a moment sees the other side's answer as it comes. Each turn yields the core, without
-/// which a spin was 10–20 times slower on a loaded machine. On one core there is nobody to
-/// answer while the thread spins, so it does not; and at most one thread per core spins at
-/// once: sixty workers spinning at the end of a wave of jobs held off the threads they were
-/// waiting for (the timeout storm of LoadShapeTests lost four fifths of its waits).
+/// on the other, many times a hand-off between two awake threads (rows 1 and 13 of the
+/// benchmarks), and a loop of waits pays it twice per wait. A thread that stays awake for a
+/// moment sees the other side's answer as it comes. Each turn yields the core, so that on a
+/// loaded machine the spin leaves it to the thread that is to answer. On one core there is
+/// nobody to answer while the thread spins, so it does not; and at most one thread per core
+/// spins at once: workers spinning at the end of a wave of jobs would hold off the threads
+/// they wait for (LoadShapeTests' timeout storm).
 @usableFromInline
 enum BriefSpin {
-    /// How long a waiter spins before it sleeps: a round trip through a worker takes 2–5 µs
-    /// when both threads are awake (row 13 of the benchmarks, Benchmarks/RESULTS.md).
+    /// How long a waiter spins before it sleeps: several round trips through a worker while
+    /// both threads are awake. Row 13 (13a–13c).
     @usableFromInline
     static let waiterNanoseconds: UInt64 = ActiveProcessors.count > 1 ? 20_000 : 0
 
@@ -32,8 +24,9 @@ enum BriefSpin {
     @usableFromInline
     static let workerNanoseconds: UInt64 = ActiveProcessors.count > 1 ? 50_000 : 0
 
-    /// How often the main thread's spin handles the main queue's blocks: work that calls
-    /// `DispatchQueue.main.sync` waited out the whole spin otherwise (101–119 µs against 33 µs).
+    /// How often the main thread's spin handles the main queue's blocks, so that work that calls
+    /// `DispatchQueue.main.sync` does not wait out the whole spin. MainThreadScriptTests' cases
+    /// of work calling `DispatchQueue.main.sync`, and row 13d.
     @usableFromInline
     static var mainQueueServiceNanoseconds: UInt64 { 5_000 }
 
@@ -51,7 +44,7 @@ enum BriefSpin {
         let end = min(start &+ nanoseconds, deadline?.uptimeNanoseconds ?? .max)
         var nextService = start.addingReportingOverflow(interval).overflow ? .max : start + interval
         while true {
-            sched_yield()
+            Platform.yieldProcessor()
             if isDone() { return true }
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= end { return false }

@@ -75,9 +75,5 @@ final class MainThreadWait: Sendable {
     /// having no limit.
     private static let noLimit: CFTimeInterval = 1e10
 
-    #if canImport(Darwin)
-        private static var defaultMode: CFRunLoopMode { .defaultMode }
-    #else
-        private static var defaultMode: CFRunLoopMode { kCFRunLoopDefaultMode }
-    #endif
+    private static var defaultMode: CFRunLoopMode { Platform.defaultRunLoopMode }
 }

@@ -16,26 +16,28 @@ enum Scheduling {
     static let longestDelay: TimeInterval = 1e9
 
     @usableFromInline
-    static let timerQueue: DispatchQueue = {
-        let queue = DispatchQueue(label: "taskig.timers")
-        queue.setSpecific(key: timerQueueKey, value: ())
-        return queue
-    }()
+    static let timerQueue = DispatchQueue(label: "taskig.timers")
 
-    private static let timerQueueKey = DispatchSpecificKey<Void>()
+    /// Per thread: set while a timer's work runs there. Every block on the timer queue is a
+    /// timer's (see ``after(_:_:)``). A thread-local read, rather than the queue's specific
+    /// value, since every continuation that resumes a chain asks (row 10c).
+    private static let runsTimer = ThreadLocalSlot()
 
     /// Whether this code runs on the timer queue.
     @usableFromInline
     static var isOnTimerQueue: Bool {
-        _ = timerQueue
-        return DispatchQueue.getSpecific(key: timerQueueKey) != nil
+        runsTimer.pointer != nil
     }
 
     /// Runs `work` on the timer queue after `seconds` (at once for zero or less). `work` must
     /// be short and must not run user code.
     @usableFromInline
     static func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
-        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay), execute: work)
+        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay)) {
+            runsTimer.pointer = UnsafeMutableRawPointer(bitPattern: 1)
+            defer { runsTimer.pointer = nil }
+            work()
+        }
     }
 
     /// Calls `callback` with `value`, moving to a worker first when this is the timer queue:

@@ -21,8 +21,21 @@ import Foundation
 /// semaphore of its own, so a job wakes at most one thread.
 @usableFromInline
 final class WorkerPool: Sendable {
+    /// A job for a worker: its code, and the quality of service it runs at (see ``WorkQoS``).
     @usableFromInline
-    typealias Job = @Sendable () -> Void
+    struct Job: Sendable {
+        let body: @Sendable () -> Void
+        let qos: WorkQoS
+
+        init(qos: WorkQoS = .default, _ body: @escaping @Sendable () -> Void) {
+            self.body = body
+            self.qos = qos
+        }
+
+        func callAsFunction() {
+            body()
+        }
+    }
 
     /// Ordinary work, or a job of Swift concurrency, which may use the reserved threads.
     @usableFromInline
@@ -35,10 +48,14 @@ final class WorkerPool: Sendable {
     ///
     /// 64 leaves room for one collection wait at the default concurrency (50) whose tasks all
     /// block, plus nested and timed waits beside it; 4 per core keeps every core busy on
-    /// large machines when a quarter of the threads compute and the rest wait.
+    /// large machines when a quarter of the threads compute and the rest wait. Rows 3 and 11.
     static var threadLimit: Int { max(64, 4 * ActiveProcessors.count) }
 
-    /// The pool every Taskig wait shares.
+    /// The pool every Taskig wait shares. Four threads are kept for the jobs of `async` bodies,
+    /// which ordinary work filling the rest may wait for (SwiftConcurrencyTests'
+    /// `asyncClosuresWorkWithBlockingWaitsAndCollections`; the rule: WorkerPoolStateTests). A
+    /// thread idle for 2 s ends: longer than the gaps between a program's waits, short enough for
+    /// LoadShapeTests' `everyThreadOfTaskigsEndsOnceIdle`.
     @usableFromInline
     static let shared = WorkerPool(
         maximumThreads: threadLimit, reservedForSwiftJobs: 4, maximumPendingWakes: ActiveProcessors.count,
@@ -58,11 +75,22 @@ final class WorkerPool: Sendable {
                 maximumPendingWakes: maximumPendingWakes))
     }
 
-    /// Runs `job` on a worker thread: at once when one may take it, otherwise as soon as one
-    /// comes free.
+    /// The pool's threads, the busy and idle ones among them, and the jobs waiting for one:
+    /// for the wait report.
+    var counts: (threads: Int, busy: Int, idle: Int, queuedJobs: Int, limit: Int) {
+        state.withLock { state in
+            (
+                state.threadCount, state.threadCount - state.idleCount, state.idleCount, state.waitingCount,
+                state.maximumThreads
+            )
+        }
+    }
+
+    /// Runs `job` on a worker thread, at `qos`: at once when one may take it, otherwise as soon
+    /// as one comes free.
     @usableFromInline
-    func submit(_ job: @escaping Job, kind: JobKind = .work) {
-        let action = state.withLock { $0.submit(job, kind: kind) }
+    func submit(_ job: @escaping @Sendable () -> Void, kind: JobKind = .work, qos: WorkQoS = .default) {
+        let action = state.withLock { $0.submit(Job(qos: qos, job), kind: kind) }
         carryOut(action)
     }
 
@@ -70,8 +98,8 @@ final class WorkerPool: Sendable {
     /// while threads are being woken; returns `false`, keeping nothing, otherwise. For work
     /// the caller can also do itself, and need not wait for: a collection's extra lanes.
     @usableFromInline
-    func trySubmit(_ job: @escaping Job) -> Bool {
-        let action = state.withLock { $0.submit(job, kind: .work, mayQueue: false) }
+    func trySubmit(_ job: @escaping @Sendable () -> Void, qos: WorkQoS = .default) -> Bool {
+        let action = state.withLock { $0.submit(Job(qos: qos, job), kind: .work, mayQueue: false) }
         carryOut(action)
         if case .refused = action { return false }
         return true
@@ -92,17 +120,31 @@ final class WorkerPool: Sendable {
         return (handed.job, handed.kind)
     }
 
+    /// The stack size of every worker, on every platform: 8 MiB, as the main thread's on macOS
+    /// and Linux. A waiter runs the work it waits for in place, so user code that nests waits
+    /// runs as deep on a worker as on the thread that started it. (Darwin gives other threads
+    /// 512 KiB by default, and Linux the main thread's size, usually 8 MiB.)
+    static let stackSize = 8 << 20
+
     /// Starts a thread for a job handed over; the state has already counted it. The thread
     /// takes the job from the state rather than from its closure, which lives as long as the
     /// thread and would keep the job alive with it.
     private func startThread() {
-        Thread.detachNewThread { [self] in work() }
+        let thread = Thread { [self] in work() }
+        thread.stackSize = Self.stackSize
+        thread.start()
     }
 
     /// A worker thread's life: the job handed over when it started, then whatever comes,
     /// until it has been idle for ``idleTimeout``.
+    ///
+    /// The thread has an alternate signal stack of its own, so that a stack overflow in a job
+    /// prints Swift's crash report, as on the main thread, rather than killing the process
+    /// without a word: the crash handler cannot run on the stack that overflowed.
     private func work() {
-        WorkerThread.markCurrent(name: "taskig.worker")
+        WorkerThread.markCurrent(name: WorkerThread.name)
+        let signalStack = Platform.installSignalStack()
+        defer { signalStack.map(Platform.removeSignalStack) }
         let wakeUp = DispatchSemaphore(value: 0)
         var next = arrive(at: state.withLock { $0.takeHandedJob() })
         while let kind = Self.run(taking: &next) {
@@ -115,13 +157,14 @@ final class WorkerPool: Sendable {
     /// alive until the thread's next job, or its idle timeout.
     private static func run(taking next: inout (Job, JobKind)?) -> JobKind? {
         guard let (job, kind) = next.take() else { return nil }
+        WorkerThread.runJob(at: job.qos)
         job()
         return kind
     }
 
     /// A timeout that tries a semaphore without sleeping: Dispatch's `DISPATCH_TIME_NOW`. A
     /// timeout of `.now()` is a time like any other, and waiting for it sleeps in the kernel
-    /// until the timer's slack has passed, about 50 µs here.
+    /// until the timer's slack has passed, so a spin made of such tries would never spin.
     private static let immediately = DispatchTime(uptimeNanoseconds: 0)
 
     /// The next job, or `nil` once the thread has left the pool.

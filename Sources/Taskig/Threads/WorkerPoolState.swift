@@ -67,10 +67,13 @@ struct WorkerPoolState {
     /// How many jobs wait for a thread.
     var waitingCount: Int { waitingWork.count + waitingSwiftJobs.count }
 
+    /// How many threads are parked, waiting for a job.
+    var idleCount: Int { idleThreads.count }
+
     /// Places `job`: on a parked thread, on a new thread, or in the queue; with `mayQueue`
     /// false, refused rather than queued when no thread is free for it.
     mutating func submit(
-        _ job: @escaping WorkerPool.Job, kind: WorkerPool.JobKind, mayQueue: Bool = true
+        _ job: WorkerPool.Job, kind: WorkerPool.JobKind, mayQueue: Bool = true
     )
         -> SubmitAction
     {
@@ -97,7 +100,7 @@ struct WorkerPoolState {
     }
 
     /// Hands `job` to a parked thread or a new one; `nil`, keeping nothing, when there is neither.
-    private mutating func handOver(_ job: @escaping WorkerPool.Job, _ kind: WorkerPool.JobKind) -> SubmitAction? {
+    private mutating func handOver(_ job: WorkerPool.Job, _ kind: WorkerPool.JobKind) -> SubmitAction? {
         let action: SubmitAction
         if let wakeUp = idleThreads.popLast() {
             action = .wake(wakeUp)
@@ -165,7 +168,7 @@ struct JobQueue {
 
     var count: Int { storage.count - head }
 
-    mutating func append(_ job: @escaping WorkerPool.Job, _ kind: WorkerPool.JobKind) {
+    mutating func append(_ job: WorkerPool.Job, _ kind: WorkerPool.JobKind) {
         storage.append((job, kind))
     }
 

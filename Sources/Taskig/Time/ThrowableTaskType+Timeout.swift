@@ -5,7 +5,7 @@ extension ThrowableTaskType {
     /// A task that runs this one but fails with ``TaskigError/timedOut`` when a run takes
     /// longer than `seconds`, and then cancels that run.
     ///
-    /// Unlike ``await(timeout:)``, this is a cold task that composes: the limit applies to
+    /// Unlike ``await(timeout:file:line:)``, this is a cold task that composes: the limit applies to
     /// each run, wherever it is awaited, and the task it wraps stays usable, so
     /// `fetch(url).timeout(2).retry(3)` really makes up to three runs. A limit of zero or less
     /// times out at once, without starting the work.

@@ -1,5 +1,6 @@
-/// The queues a waiting thread holds and serves (DESIGN §3, rule 2): their hand-offs give it
-/// the Taskig work sent to them while it waits (see ``QueueHandOff``).
+/// The queues a waiting thread holds and serves (rule 2 of "Waiting safely" in the
+/// documentation): their hand-offs give it the Taskig work sent to them while it waits (see
+/// ``QueueHandOff``).
 ///
 /// A thread finds the queue it holds through the tag Taskig gave that queue, and a queue is
 /// tagged the first time a task is made for it, which may happen on another thread while this

@@ -18,17 +18,23 @@ extension TaskType {
         *, noasync,
         message: "it blocks the thread; use 'await task.value' ('try await task.value' for a ThrowableTask)"
     )
-    public func await() -> ResultType {
-        // The common case, a value-returning `Task` on a global queue awaited off the main
-        // thread, is a plain call; matched here so that the task is not copied on the way.
-        if let task = self as? Task<ResultType>, task.executionQueueKind == .globalConcurrent,
-            case .returning(let produce) = task.work, !MainThread.isCurrent
+    public func await(file: StaticString = #fileID, line: UInt = #line) -> ResultType {
+        // The common case, a value-returning `Task` whose waiter may run it, is a plain call;
+        // matched here so that the task is not copied on the way.
+        if let task = TaskKind.plain(self), case .returning(let produce) = task.work,
+            RunPlacement.of(task.executionQueueKind, queue: task.executionQueue, wait: .untilDone) == .inPlace
         {
             return produce()
         }
         switch RunLaunch.launch(self, context: CurrentRun.run) {
-        case .finished(let value): return value
-        case .pending(let cell): return BlockingWait.value(of: cell)!
+        case .finished(let value):
+            return value
+        case .pending(let cell, let run):
+            return BlockingWait.outcome(of: cell) {
+                WaitSubject(
+                    site: StaticCallSite(file, line), target: run,
+                    work: .task(type: Self.self, queue: WorkQueue(executionQueue), startedAt: nil))
+            }.valueOrStop("await() of a \(Self.self)")
         }
     }
 
@@ -39,7 +45,7 @@ extension TaskType {
     /// (work that checks ``ThrowableTask/isCurrentTaskCancelled`` sees the run cancelled). A
     /// timeout of zero or less gives up at once, without starting the work, and a task whose
     /// queue is the caller's own serial queue runs in place, as with
-    /// ``ThrowableTaskType/await(timeout:)``.
+    /// ``ThrowableTaskType/await(timeout:file:line:)``.
     ///
     /// ```swift
     /// let answer = try Task { slowComputation() }.await(timeout: 2)
@@ -47,8 +53,8 @@ extension TaskType {
     @discardableResult
     @inlinable
     @available(*, noasync, message: "it blocks the thread; use 'try await task.throwableTask.timeout(seconds).value'")
-    public func await(timeout: TimeInterval) throws -> ResultType {
-        try throwableTask.await(timeout: timeout)
+    public func await(timeout: TimeInterval, file: StaticString = #fileID, line: UInt = #line) throws -> ResultType {
+        try throwableTask.await(timeout: timeout, file: file, line: line)
     }
 
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
@@ -61,7 +67,7 @@ extension TaskType {
         switch RunLaunch.launch(self, context: nil, start: .unwaited(after: delayBy)) {
         case .finished(let value):
             completion(value)
-        case .pending(let cell):
+        case .pending(let cell, _):
             cell.whenComplete { value in Scheduling.leavingTimerQueue(deliver: value, to: completion) }
         }
     }
@@ -84,9 +90,11 @@ extension TaskType {
     @available(*, noasync, message: "it blocks the thread; use 'await Task(executionQueue:action:).value'")
     public static func await(
         executionQueue: DispatchQueue = .global(),
+        file: StaticString = #fileID,
+        line: UInt = #line,
         action: @escaping @Sendable () -> ResultType
     ) -> ResultType {
-        Task(executionQueue: executionQueue, action: action).await()
+        Task(executionQueue: executionQueue, action: action).await(file: file, line: line)
     }
 
     /// The same work as a ``ThrowableTask`` that never fails, for APIs that take one.

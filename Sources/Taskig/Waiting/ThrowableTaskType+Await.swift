@@ -11,14 +11,14 @@ extension ThrowableTaskType {
     /// ```
     @inlinable
     @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
-    public func awaitResult() -> Result<ResultType, Error> {
-        RunWait.outcome(of: self)
+    public func awaitResult(file: StaticString = #fileID, line: UInt = #line) -> Result<ResultType, Error> {
+        RunWait.outcome(of: self, at: StaticCallSite(file, line))
     }
 
     /// Runs the task and blocks the calling thread until it finishes, returning its value or
     /// throwing its error.
     ///
-    /// Safe on every thread (see ``TaskType/await()``). Off the main thread, work on a global
+    /// Safe on every thread (see ``TaskType/await(file:line:)``). Off the main thread, work on a global
     /// queue runs on the waiting thread; when its run is cancelled meanwhile (the task is
     /// cancelled for good, or the run this wait is nested in is), the work sees it
     /// (``ThrowableTask/isCurrentTaskCancelled``), and the wait throws
@@ -31,8 +31,8 @@ extension ThrowableTaskType {
     @discardableResult
     @inlinable
     @available(*, noasync, message: "it blocks the thread; use 'try await task.value'")
-    public func await() throws -> ResultType {
-        try awaitResult().get()
+    public func await(file: StaticString = #fileID, line: UInt = #line) throws -> ResultType {
+        try awaitResult(file: file, line: line).get()
     }
 
     /// Runs the task and blocks at most `timeout` seconds for it.
@@ -50,8 +50,8 @@ extension ThrowableTaskType {
     @discardableResult
     @inlinable
     @available(*, noasync, message: "it blocks the thread; use 'try await task.timeout(seconds).value'")
-    public func await(timeout: TimeInterval) throws -> ResultType {
-        try RunWait.outcome(of: self, timeout: timeout).get()
+    public func await(timeout: TimeInterval, file: StaticString = #fileID, line: UInt = #line) throws -> ResultType {
+        try RunWait.outcome(of: self, timeout: timeout, at: StaticCallSite(file, line)).get()
     }
 
     /// Runs the task on its `executionQueue` without blocking, after `delayBy` seconds, and
@@ -63,9 +63,9 @@ extension ThrowableTaskType {
     @inlinable
     public func async(delayBy: TimeInterval = 0, completion: @escaping resultHandler) {
         requireCorrectUse(!delayBy.isNaN, "async(delayBy:) was given NaN; pass a number of seconds")
-        if delayBy <= 0, let future = self as? Future<ResultType> {
+        if delayBy <= 0, let future = TaskKind.of(self).listenedRun {
             // Listening to a future needs no run of its own: the callback is all there is.
-            future.state.cell.whenComplete(reading: { outcome in
+            future.cell.whenComplete(reading: { outcome in
                 Scheduling.leavingTimerQueue(
                     deliver: CompletionCell<Result<ResultType, Error>>.read(outcome), to: completion)
             })
@@ -101,8 +101,10 @@ extension ThrowableTaskType {
     @available(*, noasync, message: "it blocks the thread; use 'try await ThrowableTask(executionQueue:action:).value'")
     public static func await(
         executionQueue: DispatchQueue = .global(),
+        file: StaticString = #fileID,
+        line: UInt = #line,
         action: @escaping @Sendable () throws -> ResultType
     ) throws -> ResultType {
-        try ThrowableTask(executionQueue: executionQueue, action: action).await()
+        try ThrowableTask(executionQueue: executionQueue, action: action).await(file: file, line: line)
     }
 }

@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// Putting a finished download at its destination so that the destination never holds a
 /// partial file.
 enum DownloadPlacement {

@@ -9,9 +9,10 @@ import Foundation
 struct HTTPTransfer<Payload: Sendable>: Sendable {
     typealias Completion = @Sendable (Result<(Payload, HTTPURLResponse), Error>) -> Void
 
-    /// Makes a suspended `URLSessionTask` for the request; `completion` runs on the session's
-    /// delegate queue.
-    let makeSessionTask: @Sendable (URLSession, URLRequest, StatusValidation?, @escaping Completion) -> URLSessionTask
+    /// Makes a suspended `URLSessionTask` for the request, on the session itself or on its
+    /// delegate session; `completion` runs on that session's delegate queue.
+    let makeSessionTask:
+        @Sendable (TaskigSession, URLRequest, StatusValidation?, @escaping Completion) -> URLSessionTask
 
     /// What URLSession reported, as an HTTP response or the error to throw: its own error
     /// as given, or ``TaskigURLError/notHTTPResponse(_:)`` instead of a force cast.
@@ -27,12 +28,13 @@ struct HTTPTransfer<Payload: Sendable>: Sendable {
 extension HTTPTransfer where Payload == Data {
     /// The body, in memory, counted into `progress` when there is one (see ``StreamedData``).
     static func data(progress: Progress?) -> HTTPTransfer {
-        HTTPTransfer { session, request, validation, completion in
+        HTTPTransfer { sessions, request, validation, completion in
             if let progress {
                 return StreamedData.makeTask(
-                    session, request, validation: validation, progress: progress, completion: completion)
+                    sessions.delegateSession, request, validation: validation, progress: progress,
+                    completion: completion)
             }
-            return session.dataTask(with: request) { data, response, error in
+            return sessions.session.dataTask(with: request) { data, response, error in
                 completion(
                     Result {
                         let response = try httpResponse(response, error: error)
@@ -49,9 +51,10 @@ extension HTTPTransfer where Payload == URL {
     /// The body, in a file at `destination`, counted into `progress` when there is one (see
     /// ``StreamedDownload``).
     static func download(to destination: URL, progress: Progress?) -> HTTPTransfer {
-        HTTPTransfer { session, request, validation, completion in
+        HTTPTransfer { sessions, request, validation, completion in
             StreamedDownload.makeTask(
-                session, request, to: destination, validation: validation, progress: progress, completion: completion)
+                sessions.delegateSession, request, to: destination, validation: validation, progress: progress,
+                completion: completion)
         }
     }
 }

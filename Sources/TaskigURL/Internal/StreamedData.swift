@@ -7,15 +7,14 @@ import Foundation
 /// One run of a data task that counts its bytes into a progress: the body is collected in
 /// memory as URLSession delivers it, and each piece is counted when it arrives.
 ///
-/// A completion handler only sees the body once it is whole, and a per-task delegate is not
-/// called on Linux, so, as for a download (see ``StreamedDownload``), the run gets a session
-/// of its own with the configuration of the session it was made for, and this object as its
-/// delegate. The session is invalidated when the run completes. Data tasks without a progress
-/// need none of this and keep using the session they were made for.
+/// A completion handler only sees the body once it is whole, so, as a download does (see
+/// ``StreamedDownload``), the run sends its request on its session's ``DelegateSession``,
+/// which passes this object the task's delegate calls. Data tasks without a progress need
+/// none of this and keep using the session they were made for.
 ///
-/// URLSession calls the delegate on its own serial queue; the state is behind a lock so that
-/// the object can be shared with it safely.
-final class StreamedData: NSObject, URLSessionDataDelegate, Sendable {
+/// The delegate session calls it on its serial queue; the state is behind a lock so that
+/// the object can be shared with that queue safely.
+final class StreamedData: SessionTaskEvents {
     private struct State {
         var body = Data()
         var response: HTTPURLResponse?
@@ -35,23 +34,21 @@ final class StreamedData: NSObject, URLSessionDataDelegate, Sendable {
         state = LockedState(State(progress: TransferProgress(progress)))
     }
 
-    /// A suspended task that sends `request` with `session`'s configuration, counting the
-    /// body's bytes into `progress`; `completion` gets the body and the response, or the error.
+    /// A suspended task that sends `request` on `delegateSession`, counting the body's bytes
+    /// into `progress`; `completion` gets the body and the response, or the error.
     static func makeTask(
-        _ session: URLSession,
+        _ delegateSession: DelegateSession,
         _ request: URLRequest,
         validation: StatusValidation?,
         progress: Progress,
         completion: @escaping HTTPTransfer<Data>.Completion
     ) -> URLSessionTask {
         let transfer = StreamedData(validation: validation, progress: progress, completion: completion)
-        let privateSession = URLSession(configuration: session.configuration, delegate: transfer, delegateQueue: nil)
-        return privateSession.dataTask(with: request)
+        return delegateSession.dataTask(with: request, events: transfer)
     }
 
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
+    func dataTask(
+        _ dataTask: URLSessionDataTask,
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
@@ -69,15 +66,14 @@ final class StreamedData: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func dataTask(_ dataTask: URLSessionDataTask, didReceive data: Data) {
         state.withLock { state in
             state.body.append(data)
             state.progress.bodyArrived(data.count)
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        session.finishTasksAndInvalidate()
+    func task(_ task: URLSessionTask, didCompleteWithError error: Error?) {
         let outcome = state.withLock { state in
             let outcome = Result {
                 if let error = state.failure ?? error { throw error }

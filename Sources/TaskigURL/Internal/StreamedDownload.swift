@@ -8,16 +8,14 @@ import Foundation
 /// is renamed over the destination once it is complete and accepted, and deleted otherwise.
 ///
 /// URLSession's own download tasks write to a file in the temporary directory, which
-/// Foundation on Linux leaves there when the download fails or is cancelled, and a per-task
-/// delegate is not called on Linux. So each run gets a session of its own, with the
-/// configuration of the session it was made for (cookies, cache, credentials, headers and
-/// timeouts are shared; connections are not), and this object as its delegate. The session is
-/// invalidated when the run completes.
+/// Foundation on Linux leaves there when the download fails or is cancelled. So each run
+/// sends a data task on its session's ``DelegateSession``, which passes this object the
+/// task's delegate calls, and writes the body itself.
 ///
-/// URLSession calls the delegate on its own serial queue; the state is behind a lock so
-/// that the object can be shared with it safely. The bytes are counted into the run's
+/// The delegate session calls it on its serial queue; the state is behind a lock so that
+/// the object can be shared with that queue safely. The bytes are counted into the run's
 /// ``TransferProgress``, when the download was given a progress.
-final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
+final class StreamedDownload: SessionTaskEvents {
     private struct State {
         var partFile: URL?
         var handle: FileHandle?
@@ -45,11 +43,11 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         state = LockedState(State(progress: progress.map(TransferProgress.init)))
     }
 
-    /// A suspended task that downloads `request` to `destination`, with `session`'s
-    /// configuration, counting the body's bytes into `progress`; `completion` gets the
-    /// destination and the response, or the error.
+    /// A suspended task that downloads `request` to `destination` on `delegateSession`,
+    /// counting the body's bytes into `progress`; `completion` gets the destination and the
+    /// response, or the error.
     static func makeTask(
-        _ session: URLSession,
+        _ delegateSession: DelegateSession,
         _ request: URLRequest,
         to destination: URL,
         validation: StatusValidation?,
@@ -58,13 +56,11 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
     ) -> URLSessionTask {
         let download = StreamedDownload(
             destination: destination, validation: validation, progress: progress, completion: completion)
-        let privateSession = URLSession(configuration: session.configuration, delegate: download, delegateQueue: nil)
-        return privateSession.dataTask(with: request)
+        return delegateSession.dataTask(with: request, events: download)
     }
 
-    func urlSession(
-        _ session: URLSession,
-        dataTask: URLSessionDataTask,
+    func dataTask(
+        _ dataTask: URLSessionDataTask,
         didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
@@ -88,7 +84,7 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    func dataTask(_ dataTask: URLSessionDataTask, didReceive data: Data) {
         let handle = state.withLock { $0.handle }
         do {
             try handle?.write(contentsOf: data)
@@ -99,13 +95,12 @@ final class StreamedDownload: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+    func task(_ task: URLSessionTask, didCompleteWithError error: Error?) {
         let (partFile, handle, response, failure) = state.withLock { state in
             defer { state.handle = nil }
             return (state.partFile, state.handle, state.response, state.failure)
         }
         try? handle?.close()
-        session.finishTasksAndInvalidate()
         let outcome = Result {
             do {
                 if let error = failure ?? error { throw error }

@@ -62,20 +62,8 @@ struct TransferProgress {
             // A total that grows grows first, and a count that shrinks shrinks first, so that an
             // observer never sees more completed than the total.
             if completedChange < 0 { progress.completedUnitCount += completedChange }
-            if totalChange != 0 { Self.add(totalChange, toTotalOf: progress) }
+            if totalChange != 0 { ProgressUpdates.setTotal(progress.totalUnitCount + totalChange, of: progress) }
             if completedChange > 0 { progress.completedUnitCount += completedChange }
         }
-    }
-
-    private static func add(_ change: Int64, toTotalOf progress: Progress) {
-        let total = progress.totalUnitCount + change
-        #if !canImport(Darwin)
-            // swift-corelibs-foundation traps when a positive total is set to zero: it rescales
-            // the children's share by the old total over the new one. It rescales nothing when
-            // the old total is negative, so a run that takes back the whole total steps
-            // through -1.
-            if total == 0 && progress.totalUnitCount > 0 { progress.totalUnitCount = -1 }
-        #endif
-        progress.totalUnitCount = total
     }
 }

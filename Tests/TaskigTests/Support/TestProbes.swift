@@ -115,13 +115,14 @@ final class RunObserver: Sendable {
         return true
     }
 
-    /// Waits up to `seconds` for the work to start.
-    func waitUntilStarted(within seconds: Double = 5) -> Bool {
+    /// Waits up to `seconds` for the work to start: only a hang waits it out, so it scales
+    /// with ThreadSanitizer's slack like a watchdog.
+    func waitUntilStarted(within seconds: Double = 10 * timingSlack) -> Bool {
         started.wait(timeout: .now() + seconds) == .success
     }
 
-    /// Waits up to `seconds` for the work to see its run cancelled.
-    func waitUntilCancellationSeen(within seconds: Double = 5) -> Bool {
+    /// Waits up to `seconds` for the work to see its run cancelled (a hang guard, as above).
+    func waitUntilCancellationSeen(within seconds: Double = 10 * timingSlack) -> Bool {
         let deadline = DispatchTime.now() + seconds
         while !sawCancellation && DispatchTime.now() < deadline { Thread.sleep(forTimeInterval: 0.005) }
         return sawCancellation
@@ -143,3 +144,69 @@ let allowedCoreCount: Int = {
         count + (digit.hexDigitValue?.nonzeroBitCount ?? 0)
     }
 }()
+
+/// A gate that work waits at until the test opens it: a test orders its work by construction
+/// (the slow one ends only once the test has seen what must come first) instead of by how long
+/// each sleeps, so that a loaded machine cannot reorder it. Had the order broken, the work
+/// would wait at the gate until its own timeout, which a test's watchdog or bound then shows.
+final class Gate: Sendable {
+    private let group = DispatchGroup()
+    private let isOpen = LockedValue(false)
+
+    init() { group.enter() }
+
+    deinit { open() }
+
+    func open() {
+        let opensNow = isOpen.update { isOpen in
+            defer { isOpen = true }
+            return !isOpen
+        }
+        if opensNow { group.leave() }
+    }
+
+    /// Waits until the gate opens, or `seconds` have passed; returns whether it opened.
+    @discardableResult
+    func wait(upTo seconds: Double) -> Bool {
+        group.wait(timeout: .now() + seconds) == .success
+    }
+}
+
+/// Counts the pieces of work that arrive, and lets each wait until `count` of them have:
+/// work that must run side by side proves it by meeting here, and work that did not (the bug)
+/// waits out its timeout instead, which the barrier counts.
+final class Barrier: Sendable {
+    private let count: Int
+    private let arrived = LockedValue(0)
+    private let timedOut = LockedValue(0)
+    private let allArrived = Gate()
+
+    init(count: Int) { self.count = count }
+
+    /// Arrives and waits up to `seconds` for `count` arrivals in all.
+    func arriveAndWait(upTo seconds: Double) {
+        if arrived.update({
+            $0 += 1; return $0
+        }) >= count {
+            allArrived.open()
+        }
+        if !allArrived.wait(upTo: seconds) { timedOut.update { $0 += 1 } }
+    }
+
+    /// How many arrivals waited out their timeout: met only with the bug.
+    var waitsThatTimedOut: Int { timedOut.value }
+}
+
+/// The moment something happened, noted on any thread: a test times a wait from the moment
+/// its outcome was decided (a race's winner ended, say) rather than from its start, which
+/// other tests' work in the same pool can delay for seconds.
+final class Moment: Sendable {
+    private let time = LockedValue<UInt64?>(nil)
+
+    func note() { time.set(DispatchTime.now().uptimeNanoseconds) }
+
+    /// Seconds from the noted moment to now; `nil` when it was never noted.
+    var secondsSince: Double? {
+        time.value.map { Double(DispatchTime.now().uptimeNanoseconds - $0) / 1e9 }
+    }
+}

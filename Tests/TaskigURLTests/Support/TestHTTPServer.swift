@@ -10,12 +10,20 @@ import Synchronization
 /// A small HTTP/1.1 server on 127.0.0.1, on a free port, for testing TaskigURL against real
 /// sockets instead of mocks.
 ///
-/// Every connection gets its own thread and serves one request, answered with
-/// `Connection: close`, so each request is one TCP connection: what the server counts as
-/// "in flight" is exactly what the client has open. Routes are in ``TestRoutes``.
+/// Every connection gets its own thread. Most routes answer with `Connection: close`, so
+/// each of their requests is one TCP connection: what the server counts as "in flight" is
+/// exactly what the client has open. The `/kept` routes keep the connection open for the
+/// client's next request, so that tests can count how the client reuses connections.
+/// Routes are in ``TestRoutes``.
 final class TestHTTPServer: Sendable {
     /// What the routes record, for tests to assert on.
     struct Record {
+        /// TCP connections accepted.
+        var connections = 0
+        /// Connections kept open by a `/kept` route that the client then closed.
+        var keptClosedByClient = 0
+        /// `/kept-together` requests so far.
+        var keptTogether = 0
         /// Requests that reached a route, by path.
         var arrivals: [String: Int] = [:]
         /// `/inflight` requests being served now, and the most there ever were at once.
@@ -141,14 +149,24 @@ final class TestHTTPServer: Sendable {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { continue }
             Self.preventSigpipe(connection)
+            updateRecord { $0.connections += 1 }
             let thread = Thread { [self] in
                 defer { close(connection) }
-                guard let request = TestHTTPRequest.read(from: connection) else { return }
-                updateRecord { $0.arrivals[request.path, default: 0] += 1 }
-                TestRoutes.serve(request, on: TestConnection(fd: connection), server: self)
+                serve(TestConnection(fd: connection))
             }
             thread.start()
         }
+    }
+
+    /// Serves the requests of one connection: one, or more while routes keep it open.
+    private func serve(_ connection: TestConnection) {
+        var kept = false
+        while let request = TestHTTPRequest.read(from: connection.fd) {
+            updateRecord { $0.arrivals[request.path, default: 0] += 1 }
+            kept = TestRoutes.serve(request, on: connection, server: self)
+            guard kept, connection.waitForRequest(while: { !stopped }) else { return }
+        }
+        if kept { updateRecord { $0.keptClosedByClient += 1 } }
     }
 
     private static func loopback(port: UInt16) -> sockaddr_in {
@@ -209,6 +227,16 @@ struct TestConnection {
 
     @discardableResult
     func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+
+    /// Waits for the client to send something or close its end, while `condition` holds;
+    /// returns whether it did.
+    func waitForRequest(while condition: () -> Bool) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while condition() {
+            if poll(&entry, 1, 20) > 0 { return true }
+        }
+        return false
+    }
 
     /// Waits up to `milliseconds` for the client to close its end; returns `true` when it did.
     func waitForClientClose(milliseconds: Int32) -> Bool {

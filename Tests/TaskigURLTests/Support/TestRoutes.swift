@@ -1,6 +1,7 @@
 import Foundation
 
-/// The routes of ``TestHTTPServer``. Each answers with `Connection: close`.
+/// The routes of ``TestHTTPServer``. Each answers with `Connection: close`, except the
+/// `/kept` routes, which keep the connection open for the next request.
 ///
 /// | route | answer |
 /// | --- | --- |
@@ -16,12 +17,21 @@ import Foundation
 /// | `/not-http` | a line that is not HTTP, then closes |
 /// | `/fail-after?ms=N` | closes the connection after N ms without answering |
 /// | `/large-slow` | 200, promises 1 MB, sends 10 kB every 20 ms; stops when the client hangs up |
-/// | `/gated?bytes=N` | 200 with N bytes of ``largeBody(count:)``: sends the first half, and the rest once the test calls ``TestHTTPServer/openGate()`` |
+/// | `/gated?bytes=N` | 200, N bytes of ``largeBody(count:)``: half, the rest after ``TestHTTPServer/openGate()`` |
 /// | `/gated?bytes=N&chunked=1` | the same, chunked, without a `Content-Length` |
 /// | `/flaky?bytes=N` | the first request promises N bytes, sends half and closes; later ones get 200 with N bytes |
+/// | `/kept?id=I` | 200 `I`, keeping the connection open |
+/// | `/kept-together?count=N&id=I` | 200 `I`, connection kept, once N of these came (1st–Nth, …), or after 10 s |
 enum TestRoutes {
-    static func serve(_ request: TestHTTPRequest, on connection: TestConnection, server: TestHTTPServer) {
+    /// Answers `request`; returns whether the connection stays open for another request.
+    static func serve(_ request: TestHTTPRequest, on connection: TestConnection, server: TestHTTPServer) -> Bool {
         switch request.path {
+        case "/kept":
+            answer(connection, status: "200 OK", body: Data((request.query["id"] ?? "").utf8), keepingOpen: true)
+            return true
+        case "/kept-together":
+            keptTogether(request, connection, server)
+            return true
         case "/hello":
             answer(connection, status: "200 OK", body: Data("hello, world".utf8))
         case "/missing":
@@ -59,6 +69,7 @@ enum TestRoutes {
         default:
             answer(connection, status: "404 Not Found", body: Data("unknown route".utf8))
         }
+        return false
     }
 
     /// Deterministic bytes, so a test can compare what it received with what was sent.
@@ -74,9 +85,11 @@ enum TestRoutes {
         _ connection: TestConnection,
         status: String,
         headers: [String: String] = [:],
-        body: Data
+        body: Data,
+        keepingOpen: Bool = false
     ) {
-        var head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        var head = "HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\n"
+        if !keepingOpen { head += "Connection: close\r\n" }
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         if connection.write(head) { connection.write(body) }
@@ -97,11 +110,30 @@ enum TestRoutes {
             record.inFlight += 1
             record.maxInFlight = max(record.maxInFlight, record.inFlight)
         }
+        // `meet=N`: first wait, up to 10 s, until N requests have been in flight at once, so that
+        // a client that sends N at once shows it however slowly a loaded machine sends them.
+        if let meet = Int(request.query["meet"] ?? "") {
+            _ = server.waitUntil(timeout: 10) { $0.maxInFlight >= meet }
+        }
         usleep(useconds_t((Int(request.query["ms"] ?? "") ?? 20) * 1_000))
         // Leave the count before answering: once the client has the answer it may start the
         // next request, which must not find this one still counted.
         server.updateRecord { $0.inFlight -= 1 }
         answer(connection, status: "200 OK", body: Data((request.query["id"] ?? "").utf8))
+    }
+
+    /// Answers once the group of `count` requests this one belongs to has arrived, so that
+    /// they are all in flight together: each on a connection of its own.
+    private static func keptTogether(_ request: TestHTTPRequest, _ connection: TestConnection, _ server: TestHTTPServer)
+    {
+        let count = max(Int(request.query["count"] ?? "") ?? 1, 1)
+        let position = server.updateRecord { record in
+            defer { record.keptTogether += 1 }
+            return record.keptTogether
+        }
+        let groupEnd = (position / count + 1) * count
+        _ = server.waitUntil(timeout: 10) { $0.keptTogether >= groupEnd }
+        answer(connection, status: "200 OK", body: Data((request.query["id"] ?? "").utf8), keepingOpen: true)
     }
 
     private static func largeSlow(_ connection: TestConnection, _ server: TestHTTPServer) {

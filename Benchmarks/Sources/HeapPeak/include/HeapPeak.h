@@ -13,5 +13,7 @@ int64_t heap_peak_live_bytes(void);
 int64_t heap_peak_peak_bytes(void);
 /// Allocations counted since heap_peak_start.
 int64_t heap_peak_allocation_count(void);
+/// 1 where the heap is counted (with glibc); 0 elsewhere, where every count stays 0.
+int heap_peak_is_available(void);
 
 #endif

@@ -1,14 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// How the lanes of one collection wait claim its tasks: the one place that hands out tasks,
 /// lock-free on the way of every task.
 ///
@@ -120,7 +112,7 @@ final class BatchClaims: Sendable {
             guard lanesHoldingTasks.load(ordering: .acquiring) > 0, !isOver.load(ordering: .relaxed) else { return nil }
             // A lane has claimed its last run and not shown it yet, or has taken its last
             // task and not said so yet: either is a few instructions away.
-            sched_yield()
+            Platform.yieldProcessor()
         }
     }
 
@@ -134,9 +126,9 @@ final class BatchClaims: Sendable {
             while true {
                 var holder: BatchLane?
                 var first = Int.max
-                for lane in state.lanes {
-                    if let claimed = lane.firstClaimedTask, claimed < first {
-                        (holder, first) = (lane, claimed)
+                for entry in state.lanes {
+                    if let claimed = entry.lane.firstClaimedTask, claimed < first {
+                        (holder, first) = (entry.lane, claimed)
                     }
                 }
                 guard let holder else { return nil }

@@ -5,7 +5,10 @@ import Synchronization
 /// completion, and takes the next, until none is left.
 ///
 /// Each lane counts its own tasks, so that lanes never write to the same counter for their
-/// bookkeeping; the batch's looks and its `Progress` read it (see ``Batch``).
+/// bookkeeping; the batch's looks and its `Progress` read it (see ``Batch``). Its fields are
+/// all atomics that the lane writes once per task or claim, lock-free, as rows 2a, 10a and 12
+/// of the benchmarks measure (a lock per task would have every lane meet on it); what the
+/// roster knows of the lane is in ``BatchState/Lane``, and what the looks saw in ``LaneLooks``.
 ///
 /// A lane claims tasks from the batch in runs of consecutive indices (see ``takeClaimed()``),
 /// and keeps the ones it has not started where other lanes can take them, so that a lane
@@ -18,6 +21,16 @@ final class BatchLane: Sendable {
     /// a task left pending, the callback that settles it), so plain stores do.
     @usableFromInline
     let taskBoundaries = Atomic<UInt>(0)
+    /// Whether the code of the lane's task runs, for a task whose run Taskig makes (see
+    /// ``UserCodeWatch``): ``taskBoundaries`` shifted left by one, plus one while that code
+    /// runs. While the lane makes the run, and once the code has returned with the outcome still
+    /// to come, the lane does Taskig's work (allocations, admitting a successor under the roster's
+    /// lock), and its thread is not blocked in the task, however long it sleeps (see
+    /// ``isBlockedInATask(now:times:lastLook:)``). A task whose work is a plain call never sets it: its
+    /// code is all the lane runs between ``enterTask()`` and ``leaveTask()``. Only the lane's
+    /// thread writes it.
+    @usableFromInline
+    let userCode = Atomic<UInt>(.max)
     /// Whether the lane's task was left pending: its outcome is still to come, and its thread
     /// went on without it (see ``Batch``). Such a lane is waiting, not stuck, and has no thread.
     @usableFromInline
@@ -32,6 +45,15 @@ final class BatchLane: Sendable {
     let next = Atomic(0)
     @usableFromInline
     let end = Atomic(0)
+    /// The index of the task the lane runs, from before its work starts until the lane has its
+    /// outcome; ``noTask`` between tasks, and ``droppedTask`` once a task cancelled for good
+    /// was settled without its lane (see ``Batch/someTaskWasCancelledForGood()``). The lane
+    /// and the canceller each change it with one atomic operation, so that exactly one of them
+    /// records the task's outcome. Only lanes of tasks that can be cancelled for good use it
+    /// (see ``LaneWork/tasksCanBeCancelledForGood``): rows 10a and 12 (`await-all-throwable`,
+    /// `await-all-results` and `completions` in `count-instructions.sh`) pay two per task.
+    @usableFromInline
+    let runningTask = Atomic(BatchLane.noTask)
     /// How many tasks the lane claims at once, and when it claimed the last ones (uptime in
     /// nanoseconds). Only the thread running the lane uses them, but the thread may change
     /// (a lane left pending runs on again where its outcome arrives): atomics, read and written
@@ -41,26 +63,11 @@ final class BatchLane: Sendable {
     let claimSize = Atomic(1)
     @usableFromInline
     let lastClaim = Atomic<UInt64>(0)
-    /// Whether the lane's thread has begun running it: set by the caller for its own lane,
-    /// and by the lane when its thread takes it up. Only used under the batch's roster lock.
-    @usableFromInline
-    nonisolated(unsafe) var hasStarted: Bool
-    /// How the thread running the lane spends its time: set with ``hasStarted``, under the
-    /// batch's roster lock, when a thread takes the lane up.
-    @usableFromInline
-    nonisolated(unsafe) var threadTimes: ThreadTimes?
-    /// What the batch's last look at the lane saw, and ``taskBoundaries`` when a look last gave
-    /// the lane another beside it: only the looks use them, and they run one after another
-    /// (see ``Batch/look(after:)``).
-    @usableFromInline
-    nonisolated(unsafe) var lastLook: Look?
-    @usableFromInline
-    nonisolated(unsafe) var boundariesWhenHelped = UInt.max
 
     /// A look at the lane's thread: which thread, its time on a core, the wall clock (uptime
     /// in nanoseconds), and the lane's ``taskBoundaries``.
     @usableFromInline
-    struct Look {
+    struct Look: Sendable {
         @usableFromInline
         let times: ThreadTimes
         @usableFromInline
@@ -71,15 +78,43 @@ final class BatchLane: Sendable {
         let boundaries: UInt
     }
 
-    /// A lane that `hasStarted` when the caller runs it on its own thread.
+    /// A lane: the roster knows whether a thread has taken it up (see ``BatchState/Lane``).
     @usableFromInline
-    init(hasStarted: Bool) {
-        self.hasStarted = hasStarted
-    }
+    init() {}
 
     @inlinable
     func enterTask() {
         taskBoundaries.store(taskBoundaries.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    @inlinable
+    static var noTask: Int { -1 }
+
+    @inlinable
+    static var droppedTask: Int { -2 }
+
+    /// Shows that the lane runs the task at `index`: before the lane asks whether the task is
+    /// cancelled, as a canceller sets that before it looks here (sequentially consistent, both).
+    @inlinable
+    @inline(__always)
+    func beginRunning(_ index: Int) {
+        runningTask.store(index, ordering: .sequentiallyConsistent)
+    }
+
+    /// Ends the lane's task; `false` when its outcome was settled without the lane, which then
+    /// drops it.
+    @inlinable
+    @inline(__always)
+    func endRunning() -> Bool {
+        runningTask.exchange(Self.noTask, ordering: .acquiringAndReleasing) != Self.droppedTask
+    }
+
+    /// Takes the outcome of the task at `index` from the lane, which still runs it; `false`
+    /// when the lane no longer runs it.
+    @inlinable
+    func dropRunningTask(_ index: Int) -> Bool {
+        runningTask.compareExchange(expected: index, desired: Self.droppedTask, ordering: .acquiringAndReleasing)
+            .exchanged
     }
 
     @inlinable
@@ -151,32 +186,36 @@ final class BatchLane: Sendable {
     }
 
     /// Whether the lane is blocked in its task, from a look at `now` at its thread (`times`):
-    /// it is inside a task, its thread is blocked now (in a sleep, a synchronous read, a
-    /// semaphore), and it was on a core for less than ``CollectionTuning/blockedLaneCoreShare``
-    /// of the time since the last look, when that look saw the same thread.
+    /// the task's own code is running, its thread is blocked now (in a sleep, a synchronous
+    /// read, a semaphore), and it was on a core for less than
+    /// ``CollectionTuning/blockedLaneCoreShare`` of the time since the last look (`lastLook`,
+    /// which becomes this one), when that look saw the same thread. A thread asleep on one of
+    /// Taskig's locks between tasks, or outside the task's code (see ``userCode``), is not
+    /// blocked in a task: another lane beside it would only contend for the same lock.
     @usableFromInline
-    func isBlockedInATask(now: UInt64, times: ThreadTimes) -> Bool {
+    func isBlockedInATask(now: UInt64, times: ThreadTimes, lastLook: inout Look?) -> Bool {
         let boundaries = taskBoundaries.load(ordering: .relaxed)
         guard let reading = times.sample() else { return false }
         let previous = lastLook
         lastLook = Look(times: times, onCore: reading.onCore, wall: now, boundaries: boundaries)
         // Between tasks the thread runs the caller's code, a `completions` loop's body, say.
-        guard boundaries & 1 == 1, reading.isBlocked else { return false }
+        let code = userCode.load(ordering: .relaxed)
+        let isInTaskCode = code &>> 1 != boundaries || code & 1 == 1
+        guard boundaries & 1 == 1, isInTaskCode, reading.isBlocked else { return false }
         guard let previous, previous.times == times, now > previous.wall else { return true }
         return Double(reading.onCore &- previous.onCore)
             < CollectionTuning.blockedLaneCoreShare * Double(now - previous.wall)
     }
+}
 
-    /// Whether a look gave the lane another beside it during the task it was in at the last
-    /// look.
-    @usableFromInline
-    var wasHelpedInThisTask: Bool {
-        lastLook?.boundaries == boundariesWhenHelped
+extension BatchLane: UserCodeWatch {
+    @inlinable
+    func userCodeBegins() {
+        userCode.store(taskBoundaries.load(ordering: .relaxed) &<< 1 | 1, ordering: .relaxed)
     }
 
-    /// Notes that the last look gave the lane another beside it.
-    @usableFromInline
-    func noteHelped() {
-        boundariesWhenHelped = lastLook?.boundaries ?? .max
+    @inlinable
+    func userCodeReturned() {
+        userCode.store(taskBoundaries.load(ordering: .relaxed) &<< 1, ordering: .relaxed)
     }
 }

@@ -12,6 +12,9 @@ final class CancellableResultSlots<Value>: BatchSink {
         var slots: [Result<Value, Error>?]
         @usableFromInline
         var isClosed = false
+        /// What the tasks that had not settled when the batch ended early failed with.
+        @usableFromInline
+        var unsettledFailure: Error = CancellableTaskError.taskWasCancelled
 
         @inlinable
         init(count: Int) {
@@ -46,12 +49,20 @@ final class CancellableResultSlots<Value>: BatchSink {
         state.withLock { $0.isClosed = true }
     }
 
+    @inlinable
+    func recordDeadlock(_ deadlock: TaskigError) {
+        state.withLock { state in
+            state.isClosed = true
+            state.unsettledFailure = deadlock
+        }
+    }
+
     /// Every outcome, in input order, once the batch is over.
     @inlinable
     func outcomes() -> [Result<Value, Error>] {
         state.withLock { state in
             state.isClosed = true
-            return state.slots.map { $0 ?? .failure(CancellableTaskError.taskWasCancelled) }
+            return state.slots.map { $0 ?? .failure(state.unsettledFailure) }
         }
     }
 }

@@ -1,5 +1,7 @@
-/// The collection engine's tuning constants, in one place, each with the benchmark row or test
-/// that justifies it (Benchmarks/README.md lists the rows).
+/// The tuning constants of the collection waits and of their progress, each with the benchmark
+/// row or test that justifies it (Benchmarks/README.md lists the rows). The threads' own (how
+/// long a waiter or a worker spins, how long an idle worker lives) are with ``BriefSpin`` and
+/// ``WorkerPool``.
 @usableFromInline
 enum CollectionTuning {
     /// How long after the start a batch first looks at its lanes for ones that wait:
@@ -34,20 +36,4 @@ enum CollectionTuning {
     /// concurrency needs. Rows 2a and 4, and LoadShapeTests' `stuck-then-quick`.
     @usableFromInline
     static var quickClaimNanoseconds: UInt64 { 20_000 }
-
-    /// How long after a wait with a `Progress` starts it first looks whether the progress was
-    /// cancelled, which Foundation on Linux may report seconds late while Dispatch's global
-    /// threads are held. LoadShapeTests' `progress-cancel-global-threads-held`.
-    @usableFromInline
-    static var firstProgressCancellationLook: Double { 0.01 }
-
-    /// The longest time between two looks at a progress's cancellation, and so about the
-    /// longest a cancel can take (the same test).
-    @usableFromInline
-    static var longestTimeBetweenProgressCancellationLooks: Double { 0.1 }
-
-    /// How often, at most, a running wait sets its progress's completed count. Row 12b (a
-    /// progress costs at most 10% more per task).
-    @usableFromInline
-    static var progressPublishingInterval: Double { 0.01 }
 }

@@ -76,8 +76,7 @@ final class CompletionsSink<Value>: BatchSink {
 
     /// Where `position` lies in `order`, `stripe` apart from the next: consecutive positions,
     /// which different lanes publish at the same time, lie on different cache lines. Next to
-    /// each other, a lane's store invalidated the line the other lane was writing, and 12a
-    /// took 1.19× as long as `awaitAllResults` (median of ten runs); striped, 1.02×.
+    /// each other, a lane's store would invalidate the line the other lane is writing. Row 12a.
     @inlinable
     static func entry(
         _ position: Int, in order: UnsafeMutablePointer<Atomic<Int>>, stripe: Int
@@ -91,6 +90,39 @@ final class CompletionsSink<Value>: BatchSink {
     @inlinable
     func entry(_ position: Int) -> UnsafeMutablePointer<Atomic<Int>> {
         Self.entry(position, in: order, stripe: stripe)
+    }
+
+    /// A view of the sink's memory for a loop that only reads it: with no lane of its own to
+    /// run and no cancellation seen, it takes each outcome that has settled straight from
+    /// here. The batch keeps the sink alive, so the view counts no reference per outcome
+    /// (row 12a).
+    @usableFromInline
+    struct Reader {
+        @usableFromInline
+        let order: UnsafeMutablePointer<Atomic<Int>>
+        @usableFromInline
+        let outcomes: UnsafeMutablePointer<Result<Value, Error>>
+        @usableFromInline
+        let stripe: Int
+
+        @inlinable
+        init(_ sink: CompletionsSink) {
+            order = sink.order
+            outcomes = sink.outcomes
+            stripe = sink.stripe
+        }
+
+        /// The index of the task that settled at `position`, plus one; zero when none has yet.
+        @inlinable
+        func indexPlusOne(at position: Int) -> Int {
+            CompletionsSink.entry(position, in: order, stripe: stripe).pointee.load(ordering: .acquiring)
+        }
+
+        /// Moves out the outcome of the task at `index`, read from a position.
+        @inlinable
+        func take(_ index: Int) -> Result<Value, Error> {
+            (outcomes + index).move()
+        }
     }
 
     @inlinable
@@ -125,40 +157,41 @@ final class CompletionsSink<Value>: BatchSink {
     }
 
     /// The index of the task that settled at `position`, waiting for it when it has not
-    /// settled yet; `nil` when the batch was cancelled before it did.
+    /// settled yet, a wait that shows as `subject` says; `nil` when the batch was cancelled
+    /// before it did.
     @inlinable
-    func indexSettled(at position: Int) -> Int? {
+    func indexSettled(at position: Int, for subject: () -> WaitSubject) -> Int? {
         while true {
             let tagged = entry(position).pointee.load(ordering: .acquiring)
             if tagged != 0 { return tagged - 1 }
             if isCancelled.load(ordering: .acquiring) { return nil }
-            if !publishedWhileYielding(at: position) { sleepUntilPublished(at: position) }
+            if !publishedWhileYielding(at: position) { sleepUntilPublished(at: position, for: subject) }
         }
     }
 
     /// Whether `position` was published while the loop gave up its processor a few times:
     /// trivial tasks settle within that, and then the loop need not sleep, nor a lane wake
-    /// it. Sleeping at once cost a 100k-task loop 100–200 sleeps and wake-ups, and 15–30%
-    /// more than `awaitAllResults`. Tasks that take longer cost the loop a few microseconds
-    /// of yields before it sleeps; on one core, the yields let the lanes run.
+    /// it. Sixteen yields: row 12a (a `completions` loop against `awaitAllResults`). Tasks that
+    /// take longer cost the loop a few yields before it sleeps; on one core, the yields let the
+    /// lanes run.
     @usableFromInline
     func publishedWhileYielding(at position: Int) -> Bool {
         for _ in 0..<16 {
-            sched_yield()
+            Platform.yieldProcessor()
             if entry(position).pointee.load(ordering: .relaxed) != 0 { return true }
         }
         return false
     }
 
     @usableFromInline
-    func sleepUntilPublished(at position: Int) {
+    func sleepUntilPublished(at position: Int, for subject: () -> WaitSubject) {
         let cell = CompletionCell<Void>()
         waiter.withLock { $0 = cell }
         hasWaiter.store(true, ordering: .sequentiallyConsistent)
         if entry(position).pointee.load(ordering: .sequentiallyConsistent) == 0
             && !isCancelled.load(ordering: .sequentiallyConsistent)
         {
-            _ = BlockingWait.value(of: cell)
+            BlockingWait.value(of: cell, for: subject)
         }
         hasWaiter.store(false, ordering: .relaxed)
         waiter.withLock { $0 = nil }

@@ -1,13 +1,5 @@
 import Synchronization
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// The values of a fail-fast `awaitAll`, written straight into the caller's result array, or
 /// the first failure, which ends the batch.
 ///
@@ -119,7 +111,7 @@ final class FailFastSlots<Value>: BatchSink {
         for index in 0..<count {
             var state = states[index].load(ordering: .sequentiallyConsistent)
             while state == SlotState.beingWritten {
-                sched_yield()
+                Platform.yieldProcessor()
                 state = states[index].load(ordering: .acquiring)
             }
             if state == SlotState.written { (base + index).deinitialize(count: 1) }

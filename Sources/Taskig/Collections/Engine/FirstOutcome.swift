@@ -16,6 +16,9 @@ final class FirstOutcome<Outcome>: BatchSink {
     var mayEndEarly: Bool { true }
 
     @inlinable
+    var isRace: Bool { true }
+
+    @inlinable
     var endsOnCancellation: Bool { cancelled != nil }
 
     @inlinable

@@ -28,6 +28,9 @@ final class FirstSuccess<Value>: BatchSink {
     var mayEndEarly: Bool { true }
 
     @inlinable
+    var isRace: Bool { true }
+
+    @inlinable
     var endsOnCancellation: Bool { true }
 
     @inlinable

@@ -28,4 +28,11 @@ struct OrderedSlots<Outcome>: BatchSink {
 
     @inlinable
     func recordCancellation() {}
+
+    /// Tasks that cannot fail cannot report a deadlock either: the program stops with it, as it
+    /// would otherwise hang.
+    @inlinable
+    func recordDeadlock(_ deadlock: TaskigError) {
+        WaitEnd<Void>.deadlock(deadlock).valueOrStop("awaitAll() of tasks that cannot fail")
+    }
 }

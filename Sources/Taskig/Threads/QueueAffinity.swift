@@ -6,19 +6,41 @@ import Synchronization
 ///
 /// `DispatchQueue` has no identity that survives on Linux (each `DispatchQueue.global()` call
 /// returns a new wrapper, and queues are not `Equatable` there), so Taskig marks the queues
-/// it must recognise with `setSpecific`: the root queues and the main queue with their kind,
-/// and every other queue, the first time it matters, with a tag of its own.
+/// it must recognise with `setSpecific`: the root queues and the main queue with their kind
+/// (on Darwin, where they are singletons, it compares them by identity instead), and every
+/// other queue, the first time it matters, with a tag of its own.
 @usableFromInline
 enum QueueAffinity {
     @usableFromInline
-    enum Kind: Sendable {
+    enum Kind: UInt8, Sendable {
         /// `DispatchQueue.main`: serial, and on a command-line program's main thread it can
         /// be serviced by running the main run loop.
         case main
-        /// A global root queue: concurrent, no thread affinity, so work may run on any thread.
-        case globalConcurrent
         /// Any other queue. It may be serial, so its work must run on it.
         case other
+        /// A global root queue, one case for each quality of service, in the order of
+        /// ``WorkQoS``: concurrent, no thread affinity, so work may run on any thread. Kept
+        /// last, so that asking whether a kind is global, on the way of every wait, is one
+        /// comparison.
+        case globalBackground, globalUtility, globalDefault, globalUserInitiated, globalUserInteractive
+
+        /// The global queue of `qos`; of the default one for ``WorkQoS/unspecified``.
+        @inlinable
+        static func global(_ qos: WorkQoS) -> Kind {
+            qos == .unspecified ? .globalDefault : Kind(rawValue: qos.rawValue &+ 1)!
+        }
+
+        /// `DispatchQueue.global()`'s.
+        @inlinable
+        static var defaultGlobal: Kind { .globalDefault }
+
+        /// Whether the queue is a global, concurrent one.
+        @inlinable
+        var isGlobal: Bool { rawValue >= Kind.globalBackground.rawValue }
+
+        /// The quality of service of a global queue; ``WorkQoS/unspecified`` for any other.
+        @inlinable
+        var qos: WorkQoS { isGlobal ? WorkQoS(rawValue: rawValue &- 1)! : .unspecified }
     }
 
     /// The global queue Taskig itself uses for work with no queue of its own.
@@ -27,19 +49,36 @@ enum QueueAffinity {
 
     /// The kind of `queue`. A queue of kind ``Kind/other`` is tagged on the way, so that a
     /// task made for it finds its tag (see ``handOff(of:kind:)``).
+    ///
+    /// Global queues are recognized before anything is read from the queue: Darwin's
+    /// `setSpecific` refuses them, so a global queue taken for another queue would crash when
+    /// tagged.
     @usableFromInline
     static func kind(of queue: DispatchQueue) -> Kind {
-        #if canImport(Darwin)
-            // Darwin's root queues are singletons, and its `setSpecific` refuses them.
+        if Platform.dispatchQueuesHaveIdentity {
             if queue === DispatchQueue.main { return .main }
-            if queue.label.utf8.starts(with: rootQueueLabelPrefix.utf8) { return .globalConcurrent }
-        #else
+            for (global, qos) in globalQueues where queue === global { return .global(qos) }
+            // A root queue that no `global(qos:)` returns (an overcommitting one).
+            if queue.label.utf8.starts(with: rootQueueLabelPrefix.utf8) { return .defaultGlobal }
+        } else {
             // Reading a specific is much cheaper than building the label as a `String`.
             if queuesAreMarked, let kind = queue.getSpecific(key: kindKey)?.kind { return kind }
-        #endif
+        }
         if queue.getSpecific(key: queueTagKey) == nil { _ = tagged(queue) }
         return .other
     }
+
+    /// The qualities of service of the global queues, each with the queue that
+    /// `DispatchQueue.global(qos:)` returns for it; `.unspecified` gives the default queue. On
+    /// Linux, `.userInteractive` gives the user-initiated queue (its label says so), so that
+    /// one comes later: the queue's mark is the last one set (see ``queuesAreMarked``).
+    private static let qualities: [(DispatchQoS.QoSClass, WorkQoS)] = [
+        (.unspecified, .default), (.userInteractive, .userInteractive), (.background, .background),
+        (.utility, .utility), (.default, .default), (.userInitiated, .userInitiated),
+    ]
+
+    /// Where queues have an identity: every global queue, with its quality of service.
+    private static let globalQueues: [(DispatchQueue, WorkQoS)] = qualities.map { (.global(qos: $0), $1) }
 
     /// Whether the calling code runs on the main queue (or is the main thread itself).
     @usableFromInline
@@ -56,7 +95,7 @@ enum QueueAffinity {
         switch kind {
         case .main:
             return isOnMainQueue
-        case .globalConcurrent:
+        case .globalBackground, .globalUtility, .globalDefault, .globalUserInitiated, .globalUserInteractive:
             return false
         case .other:
             let tag = queue.getSpecific(key: queueTagKey) ?? tagged(queue)
@@ -83,7 +122,7 @@ enum QueueAffinity {
     }
 
     private static func tagged(_ queue: DispatchQueue) -> QueueTag {
-        let tag = QueueTag(queue: queue)
+        let tag = QueueTag()
         // The own key first: a tag that can be read is complete.
         queue.setSpecific(key: tag.ownKey, value: tag)
         queue.setSpecific(key: queueTagKey, value: tag)
@@ -95,6 +134,11 @@ enum QueueAffinity {
         for watch in watches { watch.wake() }
         // Re-read: when two threads tag the same queue at once, the last write is the tag.
         return queue.getSpecific(key: queueTagKey)!
+    }
+
+    /// Whether Taskig has tagged `queue`: never a global queue, which Darwin refuses to tag.
+    static func isTagged(_ queue: DispatchQueue) -> Bool {
+        queue.getSpecific(key: queueTagKey) != nil
     }
 
     /// How many queues have been tagged so far.
@@ -142,20 +186,18 @@ enum QueueAffinity {
     private static let rootQueueLabelPrefix = "com.apple.root."
     private static let queueTagKey = DispatchSpecificKey<QueueTag>()
     private static let mainQueueTag: QueueTag = {
-        let tag = QueueTag(queue: .main)
+        let tag = QueueTag()
         DispatchQueue.main.setSpecific(key: queueTagKey, value: tag)
         return tag
     }()
 
     private static let kindKey = DispatchSpecificKey<KindMark>()
-    /// Marks the root queues of every quality of service and the main queue with their kind,
-    /// once, before the first lookup.
+    /// Marks the root queues of every quality of service with their kind, and the main queue,
+    /// once, before the first lookup (where queues have no identity). A queue that two classes
+    /// give keeps the mark of the later one in ``qualities``.
     private static let queuesAreMarked: Bool = {
-        let qualities: [DispatchQoS.QoSClass] = [
-            .background, .utility, .default, .userInitiated, .userInteractive, .unspecified,
-        ]
-        for quality in qualities {
-            DispatchQueue.global(qos: quality).setSpecific(key: kindKey, value: KindMark(.globalConcurrent))
+        for (qosClass, qos) in qualities {
+            DispatchQueue.global(qos: qosClass).setSpecific(key: kindKey, value: KindMark(.global(qos)))
         }
         DispatchQueue.main.setSpecific(key: kindKey, value: KindMark(.main))
         return true
@@ -171,8 +213,8 @@ final class QueueTag: Sendable {
     /// The work sent to the queue that a waiting holder may run instead.
     let handOff: QueueHandOff
 
-    init(queue: DispatchQueue) {
-        handOff = QueueHandOff(queue: queue)
+    init() {
+        handOff = QueueHandOff()
     }
 }
 

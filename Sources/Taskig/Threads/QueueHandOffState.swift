@@ -1,6 +1,7 @@
 /// The Taskig work bound for one serial queue (or the main queue) that a thread holding the
-/// queue may run while it waits, instead of the queue (DESIGN §3, rule 2). Pure logic, no locks:
-/// ``QueueHandOff`` runs it under its lock and carries out the returned actions outside.
+/// queue may run while it waits, instead of the queue (rule 2 of "Waiting safely" in the
+/// documentation). Pure logic, no locks: ``QueueHandOff`` runs it under its lock and carries
+/// out the returned actions outside.
 ///
 /// A job sent while no holder waits goes to the queue as usual and is also kept here, so that a
 /// holder that starts to wait before the queue reaches it runs it: whichever comes first claims
@@ -9,7 +10,7 @@
 ///
 /// Only the thread that holds the queue waits on it, so the waits form a stack on that thread:
 /// a job handed to the holder runs inside the innermost one.
-struct QueueHandOffState<Waiter> {
+struct QueueHandOffState<Waiter, Destination> {
     /// What a send leads to.
     enum SendAction {
         /// Wake this waiting holder, which runs the job.
@@ -25,26 +26,29 @@ struct QueueHandOffState<Waiter> {
     /// The holder's waits, innermost last.
     private var waiters: [Waiter] = []
 
-    /// A job and whether it went to the queue too.
+    /// A job, the queue it is bound for, and whether it went to the queue too.
     struct Kept {
         let job: ClaimableJob
+        /// Held with the job: the hand-off keeps no queue of its own, which would keep the
+        /// queue that keeps its tag alive for good.
+        let queue: Destination
         var sentToQueue: Bool
     }
 
     /// Whether a holder of the queue waits now.
     var hasWaiter: Bool { !waiters.isEmpty }
 
-    /// How many jobs are kept, claimed or not: for tests.
+    /// How many jobs are kept, claimed or not.
     var keptCount: Int { jobs.count - head }
 
-    /// Keeps `job` for a waiting holder, or for the queue when none waits.
-    mutating func send(_ job: ClaimableJob) -> SendAction {
+    /// Keeps `job`, bound for `queue`, for a waiting holder, or for the queue when none waits.
+    mutating func send(_ job: ClaimableJob, to queue: Destination) -> SendAction {
         dropClaimedAtHead()
         if let waiter = waiters.last {
-            jobs.append(Kept(job: job, sentToQueue: false))
+            jobs.append(Kept(job: job, queue: queue, sentToQueue: false))
             return .wake(waiter)
         }
-        jobs.append(Kept(job: job, sentToQueue: true))
+        jobs.append(Kept(job: job, queue: queue, sentToQueue: true))
         return .sendToQueue
     }
 
@@ -56,6 +60,12 @@ struct QueueHandOffState<Waiter> {
     /// Takes every kept job for the waiting holder to run, first sent first.
     mutating func takeForWaiter() -> [ClaimableJob] {
         precondition(hasWaiter, "BUG IN TASKIG: a thread that does not wait took a queue's jobs")
+        return takeForHolder()
+    }
+
+    /// Takes every kept job for the holder, which is about to wait and has not begun yet, to
+    /// run, first sent first: the jobs sent to the queue meanwhile are kept too.
+    mutating func takeForHolder() -> [ClaimableJob] {
         defer {
             jobs.removeAll(keepingCapacity: true)
             head = 0
@@ -67,9 +77,9 @@ struct QueueHandOffState<Waiter> {
     enum EndAction {
         /// Nothing: no job waits, or the queue was sent those that do.
         case none
-        /// Send these jobs, handed to the holder and not run, to the queue: no wait of the
+        /// Send these jobs, handed to the holder and not run, to their queue: no wait of the
         /// holder is left.
-        case sendToQueue([ClaimableJob])
+        case sendToQueue([(job: ClaimableJob, queue: Destination)])
         /// Wake the holder's wait that is now innermost: jobs handed to the one that ended wait
         /// for it.
         case wake(Waiter)
@@ -81,10 +91,10 @@ struct QueueHandOffState<Waiter> {
         waiters.removeLast()
         dropClaimedAtHead()
         if let outer = waiters.last { return keptCount > 0 ? .wake(outer) : .none }
-        var toQueue: [ClaimableJob] = []
+        var toQueue: [(job: ClaimableJob, queue: Destination)] = []
         for index in jobs.indices[head...] where !jobs[index].sentToQueue {
             jobs[index].sentToQueue = true
-            toQueue.append(jobs[index].job)
+            toQueue.append((jobs[index].job, jobs[index].queue))
         }
         return toQueue.isEmpty ? .none : .sendToQueue(toQueue)
     }

@@ -1,8 +1,8 @@
 import Dispatch
 
 /// Taskig work bound for one serial queue (or the main queue): sent to the queue, or handed to
-/// a thread that holds the queue and waits, which runs it (DESIGN §3, rule 2). Kept in the
-/// queue's ``QueueTag``; the logic is ``QueueHandOffState``'s.
+/// a thread that holds the queue and waits, which runs it (rule 2 of "Waiting safely" in the
+/// documentation). Kept in the queue's ``QueueTag``; the logic is ``QueueHandOffState``'s.
 ///
 /// Without it, work that a waiting thread's wait needs and that is bound for a queue the
 /// thread holds (a chain's step, a `flatMap`'s inner task made at run time on another thread,
@@ -14,20 +14,15 @@ final class QueueHandOff: Sendable {
     @usableFromInline
     typealias Wake = @Sendable () -> Void
 
-    /// The queue; only read by a thread that runs one of its blocks, which keeps it alive,
-    /// and not retained, since the queue keeps its tag, and with it this, alive.
-    unowned(unsafe) let queue: DispatchQueue
-    private let state = LockedState(QueueHandOffState<Wake>())
+    private let state = LockedState(QueueHandOffState<Wake, DispatchQueue>())
 
-    init(queue: DispatchQueue) {
-        self.queue = queue
-    }
+    init() {}
 
     /// Runs `job` on the queue, or on the thread that holds it, if that thread waits.
     @usableFromInline
-    func send(_ job: @escaping WorkerPool.Job, to queue: DispatchQueue) {
+    func send(_ job: @escaping @Sendable () -> Void, to queue: DispatchQueue) {
         let claimable = ClaimableJob(job)
-        switch state.withLock({ $0.send(claimable) }) {
+        switch state.withLock({ $0.send(claimable, to: queue) }) {
         case .wake(let wake):
             wake()
         case .sendToQueue:
@@ -55,6 +50,17 @@ final class QueueHandOff: Sendable {
         }
     }
 
+    /// Runs, on the holder, which spins before its wait begins, the jobs sent to the queue that
+    /// nobody has run yet: run from the queue instead, inside one of its blocks, they could not
+    /// let the queue run the blocks they wait for in turn (the main thread's spin handles the
+    /// main queue's blocks).
+    @usableFromInline
+    func runKeptJobs() {
+        for job in state.withLock({ $0.takeForHolder() }) {
+            job.claim()?()
+        }
+    }
+
     /// The holding thread's wait ends. The jobs handed to it and not run go to the wait it is
     /// nested in, which is woken for them, or, once it has no wait left, to the queue.
     @usableFromInline
@@ -65,7 +71,7 @@ final class QueueHandOff: Sendable {
         case .wake(let outer):
             outer()
         case .sendToQueue(let left):
-            for job in left {
+            for (job, queue) in left {
                 queue.async { self.runOnQueue(job) }
             }
         }

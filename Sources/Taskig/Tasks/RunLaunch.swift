@@ -67,25 +67,25 @@ enum RunLaunch {
         sharesCancellation: Bool = true,
         mayGiveUp: Bool = false,
         releasesOnTaskCancellation: Bool = false,
-        start: Start = .waited
+        start: Start = .waited,
+        watch: (any UserCodeWatch)? = nil
     ) -> Launched<Work.ResultType> {
-        let body = (task as? ThrowableTask<Work.ResultType>)?.body
-        let origin = RunOrigin.of(task)
+        let kind = TaskKind.of(task)
+        let body = kind.body
         // Looking among the ancestors, which may be a million deep in a recursive loop, only
-        // for an origin that may be running: a composed body that has had a run, a future that
-        // has not completed.
-        if let parent, let origin, origin.mayBeRunning, parent.isRunning(origin.id) {
+        // for a future that has not completed: every other wait makes a run of its own.
+        if let parent, let futureRun = runningFutureRun(of: kind), parent.isRunning(futureRun) {
             return .finished(.failure(TaskigError.awaitedFromItsOwnWork))
         }
         // A run whose task or parent is cancelled never starts.
-        if isCancelledForGood(task, body: body) || parent?.isCancelled == true {
+        if kind.isCancelledForGood(task) || parent?.isCancelled == true {
             return .finished(.failure(CancellableTaskError.taskWasCancelled))
         }
         let token: (any CancellationSource)? = sharesCancellation ? body : nil
         let releasesEarly =
             mayGiveUp || start == .waitedWithDeadline || (releasesOnTaskCancellation && token != nil)
         let isCancellable = releasesEarly || (parent?.isCancellable ?? false)
-        let placement = Self.placement(of: task, body: body, start: start)
+        let placement = Self.placement(of: task, kind: kind, start: start)
         if placement == .inPlace, let body, body.isPlainCall {
             // A plain call, whose run gets a `Run` object only if its work asks for one. Its
             // waiter runs it, so cancellation reaches that waiter through the work (rule 5).
@@ -95,8 +95,9 @@ enum RunLaunch {
         }
         let run: Run? =
             isCancellable || token != nil
-            ? Run(parent: parent, task: token, cancellable: releasesEarly, origin: origin?.id) : nil
+            ? Run(parent: parent, task: token, cancellable: releasesEarly) : nil
         let context = run ?? parent
+        let watchesHandler = kind.needsHandlerWatched
         let cell = CompletionCell<Result<Work.ResultType, Error>>()
         if let run, isCancellable {
             run.onCancel { cell.complete(with: .failure(CancellableTaskError.taskWasCancelled)) }
@@ -109,38 +110,54 @@ enum RunLaunch {
                 run?.close()
                 return
             }
-            CurrentRun.whileRunning(context) {
-                task.action { outcome in Run.end(run, with: outcome) { cell.complete(with: $0) } }
+            let work = {
+                CurrentRun.whileRunning(context) {
+                    let completion: @Sendable (Result<Work.ResultType, Error>) -> Void = { outcome in
+                        Run.end(run, with: outcome) { cell.complete(with: $0) }
+                    }
+                    // Made before the action begins: its allocations are Taskig's work, not the task's.
+                    let handler = watchesHandler ? WatchedHandler.watching(completion, of: task) : completion
+                    watch?.userCodeBegins()
+                    task.action(completion: handler)
+                    watch?.userCodeReturned()
+                }
             }
+            // Work its waiter does not run is noted where it runs, for the wait report.
+            guard let run, placement != .inPlace else {
+                run?.noteStarted()
+                return work()
+            }
+            run.runWorkHandedHere(work)
         }
         return .pending(cell, run)
     }
 
-    /// Whether `task`, whose body is `body` when it is a ``ThrowableTask``, is cancelled for
-    /// good: then none of its runs starts.
+    /// The run of a task of `kind` when it is a future that has not completed: a wait for it
+    /// from that run's own work could never end.
     @inlinable
-    static func isCancelledForGood<Work: ThrowableTaskType>(_ task: Work, body: TaskBody<Work.ResultType>?) -> Bool {
-        body?.isCancelled ?? (task as? CancellableTaskType)?.isCancelled ?? false
+    static func runningFutureRun<Value>(of kind: TaskKind<Value>) -> Run? {
+        guard let state = kind.listenedRun, !state.cell.isCompleted else { return nil }
+        return state.run
     }
 
-    /// Where the work of a run of `task` starts.
+    /// Where the work of a run of `task`, of `kind`, starts.
     @inlinable
     static func placement<Work: ThrowableTaskType>(
         of task: Work,
-        body: TaskBody<Work.ResultType>?,
+        kind: TaskKind<Work.ResultType>,
         start: Start
     ) -> RunPlacement {
-        // Listening to a future only registers a callback: it never blocks.
-        if body?.startsByListening ?? (task is ListeningTask) { return .inPlace }
-        let queue = body?.workQueue ?? WorkQueue(task.executionQueue)
-        return RunPlacement.of(queue, wait: start.wait)
+        // Listening to a future only registers a callback: it has no work to place.
+        RunPlacement.of(kind.startsByListening ? nil : kind.workQueue(else: task.executionQueue), wait: start.wait)
     }
 
     /// How a run of a task that cannot fail stands once started.
     @usableFromInline
     enum PlainLaunched<Value> {
         case finished(Value)
-        case pending(CompletionCell<Value>)
+        /// The work's value will complete this cell; the run is there for a waiter that runs
+        /// no work itself, for the wait report (see ``launch(_:context:start:)``).
+        case pending(CompletionCell<Value>, Run?)
     }
 
     /// Starts a run of a task that cannot fail, whose work sees `context` as its own run:
@@ -149,58 +166,45 @@ enum RunLaunch {
     /// its run.
     @inlinable
     static func launch<Work: TaskType>(
-        _ task: Work, context: @autoclosure () -> Run?, start: Start = .waited
+        _ task: Work, context: @autoclosure () -> Run?, start: Start = .waited, watch: (any UserCodeWatch)? = nil
     ) -> PlainLaunched<Work.ResultType> {
-        let placement: RunPlacement
-        if let plain = task as? Task<Work.ResultType> {
-            placement = RunPlacement.of(WorkQueue(plain.chosenQueue, kind: plain.executionQueueKind), wait: start.wait)
-            if placement == .inPlace, case .returning(let produce) = plain.work { return .finished(produce()) }
-        } else {
-            placement = RunPlacement.of(WorkQueue(task.executionQueue), wait: start.wait)
+        let kind = TaskKind.of(task)
+        let placement = RunPlacement.of(
+            kind.workQueue(else: task.executionQueue) ?? WorkQueue(task.executionQueue), wait: start.wait)
+        if placement == .inPlace, case .plain(let plain) = kind, case .returning(let produce) = plain.work {
+            return .finished(produce())
         }
         let cell = CompletionCell<Work.ResultType>()
         let context = context()
+        // Work that a waiter does not run itself gets a run of its own, a child of `context`,
+        // which nothing can cancel: the waiter's report and cycle check follow it to where the
+        // work runs.
+        let run = start == .waited && placement != .inPlace ? Run(parent: context, cancellable: false) : nil
         nonisolated(unsafe) let task = task
         placement.send(after: start.delay) {
-            CurrentRun.whileRunning(context) {
-                task.action { value in cell.complete(with: value) }
+            guard let run else {
+                return CurrentRun.whileRunning(context) {
+                    let completion: @Sendable (Work.ResultType) -> Void = { value in cell.complete(with: value) }
+                    watch?.userCodeBegins()
+                    task.action(completion: completion)
+                    watch?.userCodeReturned()
+                }
+            }
+            run.runWorkHandedHere {
+                CurrentRun.whileRunning(run) {
+                    task.action { value in Run.end(run, with: .success(value)) { _ in cell.complete(with: value) } }
+                }
             }
         }
-        return .pending(cell)
+        return .pending(cell, run)
     }
 }
 
-/// What a run is a run of, for the runs that could end up waiting for themselves: a
-/// composed task's chain, or a future's work.
+/// Hears when the code of a task's `action(completion:)` begins and returns, on the thread
+/// that runs it: a collection's lane, whose looks count it as blocked in its task only while
+/// that code runs, not while Taskig makes the run around it (see ``BatchLane``).
 @usableFromInline
-struct RunOrigin {
-    @usableFromInline
-    let id: ObjectIdentifier
-    /// Whether a run of the origin may be in progress: a composed body that has had a run
-    /// before this one, a future that has not completed. Only then can a wait for it be a wait
-    /// for its own work.
-    @usableFromInline
-    let mayBeRunning: Bool
-
-    @inlinable
-    init(id: ObjectIdentifier, mayBeRunning: Bool) {
-        self.id = id
-        self.mayBeRunning = mayBeRunning
-    }
-
-    /// The origin of a run of `task` about to start; marks a composed body as having had a run.
-    @inlinable
-    static func of<Work: ThrowableTaskType>(_ task: Work) -> RunOrigin? {
-        if let body = (task as? ThrowableTask<Work.ResultType>)?.body {
-            guard case .composed = body.work else { return nil }
-            return RunOrigin(id: ObjectIdentifier(body), mayBeRunning: CancellationWord.markStarted(body.word))
-        }
-        guard let state = (task as? Future<Work.ResultType>)?.state, let run = state.run else { return nil }
-        return RunOrigin(id: ObjectIdentifier(run), mayBeRunning: !state.cell.isCompleted)
-    }
+protocol UserCodeWatch: AnyObject, Sendable {
+    func userCodeBegins()
+    func userCodeReturned()
 }
-
-/// A task whose `action(completion:)` only registers a callback and never blocks, so that it
-/// may always start on the waiting thread (a ``Future``).
-@usableFromInline
-protocol ListeningTask {}

@@ -29,16 +29,23 @@ import Synchronization
 /// writes before the reads; `links` and `slots` are never reallocated.
 @usableFromInline
 final class ChainRun: Sendable {
+    /// Where the run is, as the thread that runs the loop and the arrival of a step's outcome
+    /// agree on it: whichever of the two comes second goes on with the loop.
+    ///
+    /// An atomic rather than a lock, changed twice a step (a relaxed store and a
+    /// compare-and-swap): the per-link cost of map-chain, row 7c.
     @usableFromInline
-    enum Phase {
-        /// The loop is running, or the chain has finished.
-        @usableFromInline static var running: Int { 0 }
+    enum Phase: UInt8, AtomicRepresentable, Sendable {
+        /// The loop is running.
+        case running
         /// A step started work whose outcome may arrive at any moment.
-        @usableFromInline static var starting: Int { 1 }
+        case starting
         /// That outcome arrived before the start call returned; the loop goes on.
-        @usableFromInline static var finishedWhileStarting: Int { 2 }
+        case finishedWhileStarting
         /// The loop has ended; the outcome's arrival starts it again.
-        @usableFromInline static var waiting: Int { 3 }
+        case waiting
+        /// The chain has finished, and freed its links and slots (see ``finishFreeingMemory()``).
+        case finished
     }
 
     /// A body of a chain as an unmanaged reference and the type that uses it: calls through
@@ -99,12 +106,6 @@ final class ChainRun: Sendable {
     let slotStride: Int
     @usableFromInline
     let slotAlignment: Int
-    /// Whether the links and slots have been freed, which the chain does as it finishes
-    /// (see ``finishFreeingMemory()``); read by `deinit` for a chain that never finished. An
-    /// atomic read and written relaxed: a plain load and store, without the two exclusivity
-    /// checks per chain that a class's variable pays.
-    @usableFromInline
-    let memoryIsFreed = Atomic(false)
     @usableFromInline
     let phase = Atomic(Phase.running)
     /// Set by whichever comes first when the chain listens to a future (see
@@ -155,7 +156,10 @@ final class ChainRun: Sendable {
     }
 
     deinit {
-        if !memoryIsFreed.load(ordering: .relaxed) { UnsafeMutableRawPointer(links.baseAddress!).deallocate() }
+        // A chain whose loop ended for good before its last step: the task of its last step
+        // took its place (see ``inlineChild(_:position:output:)``), or a step's work never
+        // reported.
+        if phase.load(ordering: .relaxed) != .finished { UnsafeMutableRawPointer(links.baseAddress!).deallocate() }
     }
 
     /// Runs the chain ending in `tail`, with the current run (see ``CurrentRun``) as the
@@ -179,7 +183,14 @@ final class ChainRun: Sendable {
     /// million levels on the stack of one, however soon each level's work ends.
     @inlinable
     static func start<Value>(_ tail: TaskBody<Value>, finishing finish: @escaping Finish) {
-        let chain = ChainRun(tail: tail, run: CurrentRun.run, finish: finish)
+        start(tail, run: CurrentRun.run, finishing: finish)
+    }
+
+    /// ``start(_:finishing:)`` with `run` as the composed task's run, for a caller that made
+    /// it: the loop makes it current, so the caller need not.
+    @inlinable
+    static func start<Value>(_ tail: TaskBody<Value>, run: Run?, finishing finish: @escaping Finish) {
+        let chain = ChainRun(tail: tail, run: run, finish: finish)
         if loopRunsHere.pointer != nil {
             CompletionDrain.runSoon { chain.drive(from: 0) }
         } else {
@@ -206,7 +217,7 @@ final class ChainRun: Sendable {
         CurrentRun.whileRunning(run) {
             var position = position
             var onQueue = onStepQueue
-            let onMainThread = MainThread.isCurrent
+            let caller = RunPlacement.Caller.current
             while position < links.count {
                 let link = links[position].link
                 phase.store(Phase.starting, ordering: .relaxed)
@@ -216,8 +227,11 @@ final class ChainRun: Sendable {
                         first.type.startUpstream(of: first.object, in: self, output: slot(after: 0)) || goOnAfterStart()
                     else { return }
                 } else {
-                    if !onQueue, links[position].queueKind != .globalConcurrent || onMainThread,
-                        case let hop = link.type.placementOfStep(of: link.object), hop != .inPlace
+                    if !onQueue,
+                        case let hop = RunPlacement.of(
+                            links[position].queueKind, queue: link.type.queueOfStep(of: link.object), wait: .untilDone,
+                            caller: caller),
+                        hop != .inPlace
                     {
                         phase.store(Phase.running, ordering: .relaxed)
                         let resumeAt = position
@@ -242,13 +256,13 @@ final class ChainRun: Sendable {
     /// Handing it on often lets the waiter free the chain's bodies at once. A block as large as
     /// a long chain's links, freed after them, makes glibc merge every small block freed before
     /// it (`malloc_consolidate`), and the next chain's bodies then come from merged memory
-    /// instead of its fast bins: about 120 more instructions per link (callgrind, row 10b).
+    /// instead of its fast bins, at a cost in instructions per link that row 10b shows.
     @inlinable
     func finishFreeingMemory() {
         withUnsafeTemporaryAllocation(byteCount: slotStride, alignment: slotAlignment) { outcome in
             outcome.baseAddress!.copyMemory(from: slot(after: links.count - 1), byteCount: slotStride)
             UnsafeMutableRawPointer(links.baseAddress!).deallocate()
-            memoryIsFreed.store(true, ordering: .relaxed)
+            phase.store(.finished, ordering: .relaxed)
             finish(self, outcome.baseAddress!)
         }
     }
@@ -286,17 +300,22 @@ final class ChainRun: Sendable {
         // A task a step has just made, as a recursive loop's every level is, is usually its
         // last copy: nobody else can cancel it for good, so its run needs no link to it, and
         // under a run nothing can cancel, no run object at all.
-        let isLastCopy = Self.isLastCopy(&task)
+        let isLastCopy = TaskKind<Work.ResultType>.isLastThrowableCopy(&task)
         if isLastCopy, inlineChild(task, position: position, output: typedOutput) { return false }
         let launched = RunLaunch.launch(task, parent: run, sharesCancellation: !isLastCopy)
         switch launched {
         case .finished(let outcome):
             typedOutput.initialize(to: outcome)
             return true
-        case .pending(let cell, _):
+        case .pending(let cell, let child):
+            // Meanwhile the chain's run waits for the child, holding no thread: the wait-for
+            // cycle check follows it there (for a future, to the future's own run).
+            let awaited = run == nil ? nil : RunLaunch.runningFutureRun(of: TaskKind.of(task)) ?? child
+            if let awaited { run?.noteWaiting(for: awaited) }
             // The slot is written by the cell's one callback, before the loop resumes.
             nonisolated(unsafe) let slot = typedOutput
             cell.whenComplete { outcome in
+                if awaited != nil { self.run?.noteWaiting(for: nil) }
                 slot.initialize(to: outcome)
                 self.resume(at: position)
             }
@@ -323,9 +342,10 @@ final class ChainRun: Sendable {
         _ task: Work, position: Int, output: UnsafeMutablePointer<Result<Work.ResultType, Error>>
     ) -> Bool {
         let isLast = position == links.count - 1
-        guard isLast || run == nil, let body = (task as? ThrowableTask<Work.ResultType>)?.body,
+        let kind = TaskKind.of(task)
+        guard isLast || run == nil, let body = kind.body,
             case .composed = body.work, !body.isCancelled, run?.isCancelled != true,
-            RunLaunch.placement(of: task, body: body, start: .waited) == .inPlace
+            RunLaunch.placement(of: task, kind: kind, start: .waited) == .inPlace
         else { return false }
         if isLast {
             Self.start(body, finishing: finish)
@@ -342,27 +362,15 @@ final class ChainRun: Sendable {
         return true
     }
 
-    /// Whether `task` is a ``ThrowableTask`` of which no other copy exists.
-    @inlinable
-    static func isLastCopy<Work: ThrowableTaskType>(_ task: inout Work) -> Bool {
-        guard Work.self == ThrowableTask<Work.ResultType>.self else { return false }
-        // Rebound rather than cast: a cast would copy the task, and the copy would count.
-        return withUnsafeMutablePointer(to: &task) { pointer in
-            pointer.withMemoryRebound(to: ThrowableTask<Work.ResultType>.self, capacity: 1) {
-                isKnownUniquelyReferenced(&$0.pointee.body)
-            }
-        }
-    }
-
     /// Makes the outcome of `future` the chain's first outcome, in `output`: at once when it is
     /// known, otherwise when it arrives, or when the chain's run is cancelled first. Listening
     /// needs no run of its own: it never blocks, and giving it up drops nothing but the wait.
     /// Returns `true` when the outcome is already there, `false` when ``resume(at:)`` will be
     /// called.
     @inlinable
-    func listen<Value>(to future: FutureState<Value>, output: UnsafeMutableRawPointer) -> Bool {
+    func listen<Value>(to future: ListenedFuture<Value>, output: UnsafeMutableRawPointer) -> Bool {
         if let run {
-            if let futureRun = future.run, run.isRunning(ObjectIdentifier(futureRun)) {
+            if let futureRun = future.run, run.isRunning(futureRun) {
                 output.initializeMemory(as: Result<Value, Error>.self, to: .failure(TaskigError.awaitedFromItsOwnWork))
                 return true
             }
@@ -382,12 +390,29 @@ final class ChainRun: Sendable {
                 self.resume(at: 0)
             }
         }
-        future.cell.whenComplete(reading: { outcome in
-            if self.run != nil, self.sourceClaimed.exchange(true, ordering: .relaxed) { return }
-            self.slot(after: 0).initializeMemory(
-                as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
-            self.resume(at: 0)
-        })
+        // Meanwhile the chain's run waits for the future's, holding no thread: the wait-for
+        // cycle check follows it there. Only then does the callback clear that note: a
+        // promise's future has no run, and its continuations pay nothing for the check. Each
+        // callback captures the chain alone, so that registering it allocates nothing.
+        if let run, let futureRun = future.run {
+            run.noteWaiting(for: futureRun)
+            future.cell.whenComplete(reading: { outcome in
+                self.run?.noteWaiting(for: nil)
+                self.receiveSource(outcome, as: Value.self)
+            })
+        } else {
+            future.cell.whenComplete(reading: { outcome in self.receiveSource(outcome, as: Value.self) })
+        }
         return false
+    }
+
+    /// Makes the source future's outcome, at `outcome` (see ``CompletionCell/whenComplete(reading:)``),
+    /// the chain's first outcome and resumes the loop, unless the run's cancellation came first.
+    @inlinable
+    func receiveSource<Value>(_ outcome: UnsafeRawPointer, as _: Value.Type) {
+        if run != nil, sourceClaimed.exchange(true, ordering: .relaxed) { return }
+        slot(after: 0).initializeMemory(
+            as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
+        resume(at: 0)
     }
 }
