@@ -43,6 +43,33 @@ extension LoadShapes {
         return values == [0, 1]
     }
 
+    /// Timed waits for work that sleeps until its run is cancelled: with no other worker free,
+    /// the waiting worker runs the work itself, and the deadline must still cancel that run
+    /// (at 50 ms, long before the blocked threads are let go).
+    static func timedWaitsOnAFullPool() -> Bool {
+        let outcomes = whileThePoolIsFull { () -> [String] in
+            let sleepsUntilCancelled = ThrowableTask { () -> Int in
+                let end = DispatchTime.now() + 30
+                while !ThrowableTask.isCurrentTaskCancelled && DispatchTime.now() < end { usleep(1_000) }
+                return 0
+            }
+            let waits: [() throws -> Int] = [
+                { try sleepsUntilCancelled.await(timeout: 0.05) }, { try sleepsUntilCancelled.timeout(0.05).await() },
+            ]
+            return waits.map { wait in
+                do {
+                    return "value \(try wait())"
+                } catch TaskigError.timedOut {
+                    return "timed-out"
+                } catch {
+                    return "\(error)"
+                }
+            }
+        }
+        print("outcomes \(outcomes.map { "\($0)" } ?? "none")")
+        return outcomes == ["timed-out", "timed-out"]
+    }
+
     /// Runs `wait` in a task on one of Taskig's workers once every other thread the pool gives
     /// ordinary work is blocked, lets those go 0.2 s later, and returns what `wait` returned:
     /// `nil` when it threw, when the pool could not be filled, or when it ended 10 s or more

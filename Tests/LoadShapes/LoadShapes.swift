@@ -24,6 +24,7 @@ enum LoadShapes {
         "async-bodies-past-the-limit": asyncBodiesPastTheLimit,
         "nested-race-on-a-full-pool": nestedRaceOnAFullPool,
         "nested-collection-on-a-full-pool": nestedCollectionOnAFullPool,
+        "timed-waits-on-a-full-pool": timedWaitsOnAFullPool,
         "future-chain": futureChain,
         "recursive-countdown": recursiveCountdown,
         "recursive-tail-countdown": recursiveTailCountdown,

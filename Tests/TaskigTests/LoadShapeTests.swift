@@ -181,6 +181,14 @@ import Testing
         #expect(output.contains("values [0, 1]\n"), "\(output)")
     }
 
+    @Test func aTimedWaitInATaskOnAFullPoolCancelsTheRunItRunsItselfAtItsDeadline() async throws {
+        // With no other worker free, the waiting worker runs the work itself. Before its
+        // deadline cancelled that run, both waits returned the work's value after 30 s, past
+        // the shape's 10 s.
+        let output = try await run("timed-waits-on-a-full-pool")
+        #expect(output.contains("outcomes [\"timed-out\", \"timed-out\"]\n"), "\(output)")
+    }
+
     @Test func aChainOfAMillionHotFuturesCompletesWithABoundedStack() async throws {
         // A debug build spends 13 s here, mostly looking up generic metadata; CI's machine,
         // beside the other suites, once took 70 s. The watchdog only has to tell a hang.

@@ -26,6 +26,20 @@ import Testing
         #expect(values == [2, 2])
     }
 
+    @Test func aTimedWaitOnTheQueueYouAreOnCancelsTheRunItRunsInPlaceAtItsDeadline() async throws {
+        // The work runs in place, so the wait cannot leave it behind; before the deadline
+        // cancelled such a run, both waits returned the work's value after its whole 30 s.
+        let queue = DispatchQueue(label: "taskig.test.serial-timed")
+        let observer = RunObserver()
+        let slow = ThrowableTask(executionQueue: queue) { observer.sleep(30) }
+        let outcomes = try #require(
+            await withWatchdog {
+                queue.sync { [Result { try slow.await(timeout: 0.05) }, Result { try slow.timeout(0.05).await() }] }
+            })
+        #expect(outcomes.map { isTimedOut($0.failure) } == [true, true])
+        #expect(observer.runs == 2 && observer.sawCancellation)
+    }
+
     @Test func aQueueThatTargetsTheTasksQueueCountsAsBeingOnIt() async throws {
         let target = DispatchQueue(label: "taskig.test.target")
         let child = DispatchQueue(label: "taskig.test.child", target: target)

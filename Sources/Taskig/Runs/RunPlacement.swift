@@ -23,7 +23,8 @@ import Foundation
 ///   thread. The worker runs it at the queue's quality of service, raised to the waiter's
 ///   (see ``WorkQoS``). A waiter that is itself a worker runs the work when no other worker is free for
 ///   it: every worker may be such a waiter (a `timeout` on each task of a wide collection),
-///   and work sent to the pool would then wait there past every deadline.
+///   and work sent to the pool would then wait there past every deadline. The deadline of
+///   work its waiter runs cancels the run instead (see ``RunLaunch``).
 ///
 /// The main queue is held by the main thread, and under `dispatchMain()` by the thread that
 /// runs a main-queue block (see ``QueueAffinity/isCurrent(_:kind:)``).
@@ -161,9 +162,13 @@ enum RunPlacement: Sendable, Equatable {
         return true
     }
 
-    /// Runs `job` where this placement says, after `delay` seconds (at once for zero or less).
+    /// Runs `job` where this placement says, after `delay` seconds (at once for zero or less);
+    /// `beforeRunningHere` runs first when the job runs on the calling thread.
     @inlinable
-    func send(after delay: TimeInterval = 0, _ job: @escaping @Sendable () -> Void) {
+    func send(
+        after delay: TimeInterval = 0, beforeRunningHere: (() -> Void)? = nil,
+        _ job: @escaping @Sendable () -> Void
+    ) {
         if delay > 0 {
             // The timer's thread is not a waiter that may run the work.
             let later: RunPlacement
@@ -175,10 +180,16 @@ enum RunPlacement: Sendable, Equatable {
         // that a job run in place needs no context on the heap: `callback-throwable-task-await`
         // of count-instructions.sh.
         switch self {
-        case .inPlace: job()
+        case .inPlace:
+            beforeRunningHere?()
+            job()
         case .onQueue(let queue, let kind): QueueAffinity.handOff(of: queue, kind: kind).send(job, to: queue)
         case .onWorker(let qos): WorkerPool.shared.submit(job, qos: qos)
-        case .onFreeWorkerOrInPlace(let qos): if !WorkerPool.shared.trySubmit(job, qos: qos) { job() }
+        case .onFreeWorkerOrInPlace(let qos):
+            if !WorkerPool.shared.trySubmit(job, qos: qos) {
+                beforeRunningHere?()
+                job()
+            }
         }
     }
 

@@ -27,8 +27,8 @@ enum RunLaunch {
     enum Start: Equatable, Sendable {
         /// The caller waits until the work ends.
         case waited
-        /// The caller waits at most until a deadline.
-        case waitedWithDeadline
+        /// The caller waits at most until this deadline.
+        case waitedUntil(DispatchTime)
         /// The caller does not wait (`async`, `start()`, `value`); the work starts after a
         /// delay in seconds, zero for at once.
         case unwaited(after: TimeInterval)
@@ -43,7 +43,7 @@ enum RunLaunch {
         var wait: RunPlacement.Wait {
             switch self {
             case .waited: return .untilDone
-            case .waitedWithDeadline: return .withDeadline
+            case .waitedUntil: return .withDeadline
             case .unwaited: return .no
             }
         }
@@ -82,11 +82,12 @@ enum RunLaunch {
             return .finished(.failure(CancellableTaskError.taskWasCancelled))
         }
         let token: (any CancellationSource)? = sharesCancellation ? body : nil
-        let releasesEarly =
-            mayGiveUp || start == .waitedWithDeadline || (releasesOnTaskCancellation && token != nil)
+        let hasDeadline = start.wait == .withDeadline
+        let releasesEarly = mayGiveUp || hasDeadline || (releasesOnTaskCancellation && token != nil)
         let isCancellable = releasesEarly || (parent?.isCancellable ?? false)
         let placement = Self.placement(of: task, kind: kind, start: start)
-        if placement == .inPlace, let body, body.isPlainCall {
+        // A run with a deadline needs its `Run` even in place, for the deadline to cancel it.
+        if placement == .inPlace, !hasDeadline, let body, body.isPlainCall {
             // A plain call, whose run gets a `Run` object only if its work asks for one. Its
             // waiter runs it, so cancellation reaches that waiter through the work (rule 5).
             var frame = RunFrame(parent: parent, task: token)
@@ -104,7 +105,21 @@ enum RunLaunch {
         }
         // A task's contract lets Taskig start it on any thread, which is all the job does.
         nonisolated(unsafe) let task = task
-        placement.send(after: start.delay) {
+        // A waiter that runs the work itself (a held serial queue, or a worker when no other is
+        // free) cannot give up at its deadline: the deadline cancels the run instead, which
+        // reaches the work cooperatively, and the waiter returns the timeout once the work
+        // returns (rule 5 of "Waiting safely").
+        let deadlineOfWorkRunHere: (@Sendable () -> Void)?
+        if case .waitedUntil(let deadline) = start, !placement.alwaysSendsElsewhere {
+            deadlineOfWorkRunHere = {
+                Scheduling.at(deadline) {
+                    if cell.complete(with: .failure(TaskigError.timedOut)) { run?.cancel() }
+                }
+            }
+        } else {
+            deadlineOfWorkRunHere = nil
+        }
+        placement.send(after: start.delay, beforeRunningHere: deadlineOfWorkRunHere) {
             // A run given up before it started never starts.
             guard cell.completedValue == nil else {
                 run?.close()

@@ -33,7 +33,14 @@ enum Scheduling {
     /// be short and must not run user code.
     @usableFromInline
     static func after(_ seconds: TimeInterval, _ work: @escaping @Sendable () -> Void) {
-        timerQueue.asyncAfter(deadline: .now() + min(max(seconds, 0), longestDelay)) {
+        at(.now() + min(max(seconds, 0), longestDelay), work)
+    }
+
+    /// Runs `work` on the timer queue at `deadline` (at once if it has passed), with the same
+    /// limits as ``after(_:_:)``.
+    @usableFromInline
+    static func at(_ deadline: DispatchTime, _ work: @escaping @Sendable () -> Void) {
+        timerQueue.asyncAfter(deadline: deadline) {
             runsTimer.pointer = UnsafeMutableRawPointer(bitPattern: 1)
             defer { runsTimer.pointer = nil }
             work()

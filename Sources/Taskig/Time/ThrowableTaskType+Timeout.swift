@@ -38,12 +38,15 @@ final class TimeoutWork<Work: ThrowableTaskType>: SourceWork {
             completion(.failure(TaskigError.timedOut))
             return
         }
-        switch RunLaunch.launch(task, parent: CurrentRun.run, start: .waitedWithDeadline) {
+        let deadline = DispatchTime.now() + limit
+        switch RunLaunch.launch(task, parent: CurrentRun.run, start: .waitedUntil(deadline)) {
         case .finished(let outcome):
             completion(outcome)
         case .pending(let cell, let run):
             cell.whenComplete(completion)
-            Scheduling.after(limit) {
+            // A run its waiter ran in place has ended, and the launch timed it.
+            guard !cell.isCompleted else { return }
+            Scheduling.at(deadline) {
                 // The waiters see the timeout before the run hears of the cancellation it causes.
                 if cell.complete(with: .failure(TaskigError.timedOut)) { run?.cancel() }
             }

@@ -22,15 +22,16 @@ enum RunWait {
         at site: StaticCallSite
     ) -> Result<Work.ResultType, Error> {
         var deadline: DispatchTime?
+        var start = RunLaunch.Start.waited
         if let timeout {
             requireCorrectUse(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
             guard timeout > 0 else { return .failure(TaskigError.timedOut) }
             deadline = .now() + min(timeout, Scheduling.longestDelay)
+            start = .waitedUntil(deadline!)
         }
         let future = TaskKind.of(task).listenedRun
         // A future that has its outcome needs no run to be waited for.
         if let outcome = future?.cell.completedValue { return outcome }
-        let start: RunLaunch.Start = deadline == nil ? .waited : .waitedWithDeadline
         switch RunLaunch.launch(
             task, parent: CurrentRun.run, sharesCancellation: sharesCancellation, releasesOnTaskCancellation: true,
             start: start)

@@ -43,8 +43,8 @@ extension TaskType {
     /// When the time is up it gives up on this run and throws ``TaskigError/timedOut``. A
     /// task that cannot fail cannot be stopped either: its work runs to its end on its own
     /// (work that checks ``ThrowableTask/isCurrentTaskCancelled`` sees the run cancelled). A
-    /// timeout of zero or less gives up at once, without starting the work, and a task whose
-    /// queue is the caller's own serial queue runs in place, as with
+    /// timeout of zero or less gives up at once, without starting the work, and work this
+    /// thread runs itself ends before the wait throws, as with
     /// ``ThrowableTaskType/await(timeout:file:line:)``.
     ///
     /// ```swift

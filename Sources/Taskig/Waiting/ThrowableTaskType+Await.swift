@@ -40,9 +40,10 @@ extension ThrowableTaskType {
     /// When the time is up it gives up on this run, which is cancelled (its work sees
     /// ``ThrowableTask/isCurrentTaskCancelled``), and throws ``TaskigError/timedOut``. The
     /// task itself stays usable: awaiting it again runs it again. A timeout of zero or less
-    /// gives up at once, without starting the work. A task whose queue is the caller's own
-    /// serial queue runs in place and cannot be interrupted, so there the timeout only
-    /// applies to work it hands elsewhere.
+    /// gives up at once, without starting the work. Work this thread runs itself (a task whose
+    /// queue is the caller's own serial queue, or global work awaited on a Taskig worker when no
+    /// other worker is free) cannot be left behind: the timeout cancels its run at the deadline
+    /// all the same, and the wait throws ``TaskigError/timedOut`` once the work returns.
     ///
     /// ```swift
     /// let page = try fetch(url).await(timeout: 5)
