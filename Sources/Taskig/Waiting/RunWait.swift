@@ -26,8 +26,9 @@ enum RunWait {
         if let timeout {
             requireCorrectUse(!timeout.isNaN, "await(timeout:) was given NaN; pass a number of seconds")
             guard timeout > 0 else { return .failure(TaskigError.timedOut) }
-            deadline = .now() + min(timeout, Scheduling.longestDelay)
-            start = .waitedUntil(deadline!)
+            let givesUpAt = DispatchTime.now() + min(timeout, Scheduling.longestDelay)
+            deadline = givesUpAt
+            start = .waitedUntil(givesUpAt)
         }
         let future = TaskKind.of(task).listenedRun
         // A future that has its outcome needs no run to be waited for.
