@@ -121,9 +121,9 @@ struct CancellationHandlers: Sendable {
         }
     }
 
-    /// Handlers taken out of the table, in registration order.
+    /// Handlers taken out of the table, in registration order: run by ``CancellationPropagation``.
     @usableFromInline
-    struct Taken {
+    struct Taken: DrainItem {
         @usableFromInline
         let first: Entry?
         @usableFromInline
@@ -138,8 +138,9 @@ struct CancellationHandlers: Sendable {
             self.others = others
         }
 
+        /// Runs every handler, in registration order.
         @inlinable
-        func runAll() {
+        func run() {
             first?.handler()
             second?.handler()
             for entry in others { entry.handler() }
@@ -285,59 +286,14 @@ struct CancellationHandlers: Sendable {
 ///
 /// A run's handler on its parent cancels the run, whose handlers cancel its children, and so
 /// on: cancelling the root of a run tree a million deep would nest a million calls. So the
-/// first cancellation on a thread runs its handlers here and stays to run those their
-/// cancellations take out, in the order they were taken; a cancellation made meanwhile only
-/// queues its handlers.
+/// handlers run through a ``ThreadLocalDrain``: the first cancellation on a thread runs its
+/// handlers and stays to run those their cancellations take out, in the order they were
+/// taken; a cancellation made meanwhile only queues its handlers.
 enum CancellationPropagation {
-    /// Per thread: `nil` when no handlers run here; ``running`` while some do and none were
-    /// queued; otherwise a retained ``Queued``.
-    private static let slot = ThreadLocalSlot()
-
-    /// Marks a thread that runs handlers and has queued none, without an allocation.
-    nonisolated(unsafe) private static let running = UnsafeMutableRawPointer(bitPattern: 1)!
-
-    /// Handlers taken out while others ran on this thread.
-    private final class Queued {
-        var handlers: [CancellationHandlers.Taken] = []
-        var next = 0
-    }
+    private static let drain = ThreadLocalDrain<CancellationHandlers.Taken>()
 
     /// Runs `handlers` now, or after the handlers this thread is running return.
     static func run(_ handlers: CancellationHandlers.Taken) {
-        switch slot.pointer {
-        case nil:
-            slot.pointer = running
-            handlers.runAll()
-            runQueued()
-            slot.pointer = nil
-        case running:
-            let queued = Queued()
-            queued.handlers.append(handlers)
-            slot.pointer = Unmanaged.passRetained(queued).toOpaque()
-        case let pointer?:
-            Unmanaged<Queued>.fromOpaque(pointer).takeUnretainedValue().handlers.append(handlers)
-        }
-    }
-
-    /// Runs what was queued on this thread, including what that queues in turn.
-    private static func runQueued() {
-        while let pointer = slot.pointer, pointer != running {
-            let unmanaged = Unmanaged<Queued>.fromOpaque(pointer)
-            let queued = unmanaged.takeUnretainedValue()
-            guard queued.next < queued.handlers.count else {
-                slot.pointer = running
-                unmanaged.release()
-                return
-            }
-            let handlers = queued.handlers[queued.next]
-            queued.next += 1
-            // Handled entries are dropped as the queue empties, so that a long propagation
-            // keeps no more than what is still to run.
-            if queued.next == queued.handlers.count {
-                queued.handlers.removeAll(keepingCapacity: true)
-                queued.next = 0
-            }
-            handlers.runAll()
-        }
+        drain.run(handlers)
     }
 }
