@@ -132,9 +132,8 @@ enum RunLaunch {
                     }
                     // Made before the action begins: its allocations are Taskig's work, not the task's.
                     let handler = watchesHandler ? WatchedHandler.watching(completion, of: task) : completion
-                    watch?.userCodeBegins()
-                    task.action(completion: handler)
-                    watch?.userCodeReturned()
+                    guard let watch else { return task.action(completion: handler) }
+                    runAction(of: task, reportingTo: handler, watch: watch)
                 }
             }
             // Work its waiter does not run is noted where it runs, for the wait report.
@@ -145,6 +144,49 @@ enum RunLaunch {
             run.runWorkHandedHere(work)
         }
         return .pending(cell, run)
+    }
+
+    /// Runs `task`'s `action(completion:)`, reporting to `handler`, and tells `watch` when the
+    /// task's own code begins and returns. The callback work of Taskig's own kinds of task gets
+    /// its handler watched (see ``WatchedHandler``): that handler is made before the code
+    /// begins, as for a type of the user's own, since making it (an allocation, a lookup of
+    /// the handler's generic type) is Taskig's work, not the task's. A lane whose thread sleeps
+    /// there is not blocked in its task.
+    @inlinable
+    static func runAction<Work: ThrowableTaskType>(
+        of task: Work, reportingTo handler: @escaping @Sendable (Result<Work.ResultType, Error>) -> Void,
+        watch: any UserCodeWatch
+    ) {
+        if case .throwable(let body) = TaskKind.of(task), case .reporting(let start) = body.work, !body.isCancelled {
+            let watched = WatchedHandler.watching(handler, of: ThrowableTask(body: body))
+            watch.userCodeBegins()
+            start(watched)
+            watch.userCodeReturned()
+            return
+        }
+        watch.userCodeBegins()
+        task.action(completion: handler)
+        watch.userCodeReturned()
+    }
+
+    /// Runs `task`'s `action(completion:)`, reporting to `handler`, and tells `watch` when the
+    /// task's own code begins and returns; the handler a ``Task``'s callback work gets watched
+    /// (see ``WatchedPlainHandler``) is made before that code begins, as Taskig's work.
+    @inlinable
+    static func runAction<Work: TaskType>(
+        of task: Work, reportingTo handler: @escaping @Sendable (Work.ResultType) -> Void,
+        watch: any UserCodeWatch
+    ) {
+        if let plain = TaskKind.plain(task), case .reporting(let start) = plain.work {
+            let watched = WatchedPlainHandler.watching(handler, queue: plain.chosenQueue)
+            watch.userCodeBegins()
+            start(watched)
+            watch.userCodeReturned()
+            return
+        }
+        watch.userCodeBegins()
+        task.action(completion: handler)
+        watch.userCodeReturned()
     }
 
     /// The run of a task of `kind` when it is a future that has not completed: a wait for it
@@ -200,9 +242,8 @@ enum RunLaunch {
             guard let run else {
                 return CurrentRun.whileRunning(context) {
                     let completion: @Sendable (Work.ResultType) -> Void = { value in cell.complete(with: value) }
-                    watch?.userCodeBegins()
-                    task.action(completion: completion)
-                    watch?.userCodeReturned()
+                    guard let watch else { return task.action(completion: completion) }
+                    runAction(of: task, reportingTo: completion, watch: watch)
                 }
             }
             run.runWorkHandedHere {
