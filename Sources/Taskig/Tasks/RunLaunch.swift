@@ -159,14 +159,9 @@ enum RunLaunch {
     ) {
         if case .throwable(let body) = TaskKind.of(task), case .reporting(let start) = body.work, !body.isCancelled {
             let watched = WatchedHandler.watching(handler, of: ThrowableTask(body: body))
-            watch.userCodeBegins()
-            start(watched)
-            watch.userCodeReturned()
-            return
+            return watch.whileTheTasksCodeRuns { start(watched) }
         }
-        watch.userCodeBegins()
-        task.action(completion: handler)
-        watch.userCodeReturned()
+        watch.whileTheTasksCodeRuns { task.action(completion: handler) }
     }
 
     /// Runs `task`'s `action(completion:)`, reporting to `handler`, and tells `watch` when the
@@ -179,14 +174,9 @@ enum RunLaunch {
     ) {
         if let plain = TaskKind.plain(task), case .reporting(let start) = plain.work {
             let watched = WatchedPlainHandler.watching(handler, queue: plain.chosenQueue)
-            watch.userCodeBegins()
-            start(watched)
-            watch.userCodeReturned()
-            return
+            return watch.whileTheTasksCodeRuns { start(watched) }
         }
-        watch.userCodeBegins()
-        task.action(completion: handler)
-        watch.userCodeReturned()
+        watch.whileTheTasksCodeRuns { task.action(completion: handler) }
     }
 
     /// The run of a task of `kind` when it is a future that has not completed: a wait for it
@@ -263,4 +253,14 @@ enum RunLaunch {
 protocol UserCodeWatch: AnyObject, Sendable {
     func userCodeBegins()
     func userCodeReturned()
+}
+
+extension UserCodeWatch {
+    /// Runs `code`, the task's own, with the watch told when it begins and returns.
+    @inlinable
+    func whileTheTasksCodeRuns(_ code: () -> Void) {
+        userCodeBegins()
+        code()
+        userCodeReturned()
+    }
 }
