@@ -10,12 +10,19 @@ extension Batch {
         Scheduling.after(seconds) { self.look(after: seconds, looks: looks) }
     }
 
+    /// Looks at the lanes again soon, to confirm lanes the last look found asleep in a task for
+    /// the first time, without changing how far apart the looks after it come (`last`).
+    @usableFromInline
+    func confirmSoon(after last: Double, looks: LaneLooks) {
+        Scheduling.after(CollectionTuning.confirmingLaneLook) { self.look(after: last, looks: looks) }
+    }
+
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
     /// started some, twice as late as `last` otherwise; no more once every task has started or
     /// the batch is over.
     ///
     /// Each lane whose thread is blocked in a task (see
-    /// ``BatchLane/isBlockedInATask(now:times:lastLook:)``) gets one more lane beside it, once
+    /// ``BatchLane/look(now:times:lastLook:)``) gets one more lane beside it, once
     /// per task: its task waits, and another task can use its core meanwhile. While no lane on
     /// a thread moves, blocked lanes get one more at every look, so that lanes of tasks that
     /// block double at each look; a task that blocks for long beside tasks that compute gets
@@ -37,13 +44,20 @@ extension Batch {
             )
         }
         let now = DispatchTime.now().uptimeNanoseconds
-        let blocked = lanesOnThreads.compactMap { lane, times in
-            looks.look(at: lane) { $0.isBlockedInATask(now: now, times: times, lastLook: &$1) } ? lane : nil
+        var blocked: [BatchLane] = []
+        var toConfirm = false
+        for (lane, times) in lanesOnThreads {
+            switch looks.look(at: lane, { $0.look(now: now, times: times, lastLook: &$1) }) {
+            case .blocked: blocked.append(lane)
+            case .asleepInTask: toConfirm = true
+            case .notBlocked: break
+            }
         }
         let helped = blocked.count == lanesOnThreads.count ? blocked : blocked.filter { !looks.wasHelpedInThisTask($0) }
         // A lane the pool turned down helped nobody: the next look may ask again.
         let started = startLanes(helped.count)
         for lane in helped.prefix(started) { looks.noteHelped(lane) }
+        if started == 0, toConfirm { return confirmSoon(after: last, looks: looks) }
         lookAgain(
             after: started > 0
                 ? CollectionTuning.firstLaneLook : min(2 * last, CollectionTuning.longestTimeBetweenLaneLooks),
@@ -88,7 +102,9 @@ struct LaneLooks: Sendable {
 
     /// Looks at `lane` with `body`, which reads and replaces what the last look saw.
     @usableFromInline
-    mutating func look(at lane: BatchLane, _ body: (BatchLane, inout BatchLane.Look?) -> Bool) -> Bool {
+    mutating func look<Finding>(
+        at lane: BatchLane, _ body: (BatchLane, inout BatchLane.Look?) -> Finding
+    ) -> Finding {
         let position = position(of: lane)
         return body(lane, &entries[position].last)
     }

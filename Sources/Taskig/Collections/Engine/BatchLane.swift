@@ -26,7 +26,7 @@ final class BatchLane: Sendable {
     /// runs. While the lane makes the run, and once the code has returned with the outcome still
     /// to come, the lane does Taskig's work (allocations, admitting a successor under the roster's
     /// lock), and its thread is not blocked in the task, however long it sleeps (see
-    /// ``isBlockedInATask(now:times:lastLook:)``). A task whose work is a plain call never sets it: its
+    /// ``look(now:times:lastLook:)``). A task whose work is a plain call never sets it: its
     /// code is all the lane runs between ``enterTask()`` and ``leaveTask()``. Only the lane's
     /// thread writes it.
     @usableFromInline
@@ -76,6 +76,9 @@ final class BatchLane: Sendable {
         let wall: UInt64
         @usableFromInline
         let boundaries: UInt
+        /// Whether the thread was asleep in its task's own code.
+        @usableFromInline
+        let wasAsleepInTask: Bool
     }
 
     /// A lane: the roster knows whether a thread has taken it up (see ``BatchState/Lane``).
@@ -185,26 +188,45 @@ final class BatchLane: Sendable {
         Int(taskBoundaries.load(ordering: .relaxed) / 2)
     }
 
-    /// Whether the lane is blocked in its task, from a look at `now` at its thread (`times`):
-    /// the task's own code is running, its thread is blocked now (in a sleep, a synchronous
-    /// read, a semaphore), and it was on a core for less than
-    /// ``CollectionTuning/blockedLaneCoreShare`` of the time since the last look (`lastLook`,
-    /// which becomes this one), when that look saw the same thread. A thread asleep on one of
-    /// Taskig's locks between tasks, or outside the task's code (see ``userCode``), is not
-    /// blocked in a task: another lane beside it would only contend for the same lock.
+    /// What a look at a lane's thread finds.
     @usableFromInline
-    func isBlockedInATask(now: UInt64, times: ThreadTimes, lastLook: inout Look?) -> Bool {
+    enum LookFinding: Equatable, Sendable {
+        /// Not blocked in a task: running, between tasks, or asleep on Taskig's work.
+        case notBlocked
+        /// Asleep in its task's own code, where the last look did not find it so: one instant,
+        /// which a thread's brief sleep (a lock's, a page's, a sanitizer's) can also show, so a
+        /// look soon after confirms it.
+        case asleepInTask
+        /// Blocked in its task: asleep in its tasks' own code at two looks in a row, and on a
+        /// core for little of the time between.
+        case blocked
+    }
+
+    /// What a look at `now` at the lane's thread (`times`) finds: blocked when the task's own
+    /// code is running, its thread is blocked now (in a sleep, a synchronous read, a
+    /// semaphore), the last look (`lastLook`, which becomes this one) found the same thread
+    /// asleep in a task's code too (the same task, or another that also blocks), and the
+    /// thread was on a core for less than ``CollectionTuning/blockedLaneCoreShare`` of the time
+    /// since. A thread asleep on one of Taskig's locks between tasks, or outside the task's
+    /// code (see ``userCode``), is not blocked in a task: another lane beside it would only
+    /// contend for the same lock.
+    @usableFromInline
+    func look(now: UInt64, times: ThreadTimes, lastLook: inout Look?) -> LookFinding {
         let boundaries = taskBoundaries.load(ordering: .relaxed)
-        guard let reading = times.sample() else { return false }
-        let previous = lastLook
-        lastLook = Look(times: times, onCore: reading.onCore, wall: now, boundaries: boundaries)
+        guard let reading = times.sample() else { return .notBlocked }
         // Between tasks the thread runs the caller's code, a `completions` loop's body, say.
         let code = userCode.load(ordering: .relaxed)
         let isInTaskCode = code &>> 1 != boundaries || code & 1 == 1
-        guard boundaries & 1 == 1, isInTaskCode, reading.isBlocked else { return false }
-        guard let previous, previous.times == times, now > previous.wall else { return true }
-        return Double(reading.onCore &- previous.onCore)
-            < CollectionTuning.blockedLaneCoreShare * Double(now - previous.wall)
+        let isAsleepInTask = boundaries & 1 == 1 && isInTaskCode && reading.isBlocked
+        let previous = lastLook
+        lastLook = Look(
+            times: times, onCore: reading.onCore, wall: now, boundaries: boundaries, wasAsleepInTask: isAsleepInTask)
+        guard isAsleepInTask else { return .notBlocked }
+        guard let previous, previous.times == times, previous.wasAsleepInTask, now > previous.wall else {
+            return .asleepInTask
+        }
+        let share = Double(reading.onCore &- previous.onCore) / Double(now - previous.wall)
+        return share < CollectionTuning.blockedLaneCoreShare ? .blocked : .notBlocked
     }
 }
 

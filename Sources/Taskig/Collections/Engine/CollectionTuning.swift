@@ -17,6 +17,14 @@ enum CollectionTuning {
     @usableFromInline
     static var longestTimeBetweenLaneLooks: Double { 0.064 }
 
+    /// How soon a look comes back to lanes it found asleep in a task for the first time, to
+    /// confirm that they stay in that task: a lane's thread can sleep for an instant anywhere,
+    /// and a look that took one instant for a blocked task started a thread for nothing.
+    /// BatchLookTests' `lanesAsleepOnTheBatchsOwnLockOpenNoLanes` under ThreadSanitizer, and
+    /// row 4 and LoadShapeTests' `blocking-late` for how soon lanes start beside tasks that block.
+    @usableFromInline
+    static var confirmingLaneLook: Double { 0.000_2 }
+
     /// A lane whose thread is blocked at a look, and was on a core for less than this share of
     /// the time since the last one, gets another lane beside it: a lane that sleeps or reads
     /// is on a core for almost none of it. A lane that computes and blocks only briefly (a
