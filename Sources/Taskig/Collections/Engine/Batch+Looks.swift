@@ -18,8 +18,9 @@ extension Batch {
     }
 
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
-    /// started some, twice as late as `last` otherwise; no more once every task has started or
-    /// the batch is over.
+    /// started some, twice as late as `last` otherwise, and first, after
+    /// ``CollectionTuning/confirmingLaneLook``, when it found a lane asleep in its task that
+    /// the look before had not; no more once every task has started or the batch is over.
     ///
     /// Each lane whose thread is blocked in a task (see
     /// ``BatchLane/look(now:times:lastLook:)``) gets one more lane beside it, once
@@ -57,7 +58,7 @@ extension Batch {
         // A lane the pool turned down helped nobody: the next look may ask again.
         let started = startLanes(helped.count)
         for lane in helped.prefix(started) { looks.noteHelped(lane) }
-        if started == 0, toConfirm { return confirmSoon(after: last, looks: looks) }
+        if toConfirm { return confirmSoon(after: started > 0 ? CollectionTuning.firstLaneLook : last, looks: looks) }
         lookAgain(
             after: started > 0
                 ? CollectionTuning.firstLaneLook : min(2 * last, CollectionTuning.longestTimeBetweenLaneLooks),
