@@ -84,9 +84,10 @@ final class TestHTTPServer: Sendable {
     /// A snapshot of what the routes recorded.
     var snapshot: Record { recordLock.withLock { record } }
 
-    /// Polls the record until `condition` holds or `timeout` seconds pass; returns whether it held.
+    /// Polls the record until `condition` holds or `timeout` seconds (times ``timingSlack``)
+    /// pass; returns whether it held.
     func waitUntil(timeout: TimeInterval, _ condition: (Record) -> Bool) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = Date(timeIntervalSinceNow: timeout * timingSlack)
         while Date() < deadline {
             if condition(snapshot) { return true }
             usleep(5_000)

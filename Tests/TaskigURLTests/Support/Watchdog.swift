@@ -46,8 +46,10 @@ final class Latch<T: Sendable>: Sendable {
         filled.signal()
     }
 
-    /// The value, or `nil` (and a recorded issue) when it has not arrived within `seconds`.
+    /// The value, or `nil` (and a recorded issue) when it has not arrived within `seconds`
+    /// (times ``timingSlack``).
     func value(within seconds: TimeInterval, sourceLocation: SourceLocation = #_sourceLocation) -> T? {
+        let seconds = seconds * timingSlack
         guard filled.wait(timeout: .now() + seconds) == .success else {
             Issue.record("did not finish within \(seconds) s", sourceLocation: sourceLocation)
             return nil
