@@ -18,9 +18,10 @@ extension Batch {
     }
 
     /// Starts lanes after a look at the lanes, and looks again: a millisecond later when it
-    /// started some, twice as late as `last` otherwise, and first, after
-    /// ``CollectionTuning/confirmingLaneLook``, when it found a lane asleep in its task that
-    /// the look before had not; no more once every task has started or the batch is over.
+    /// started some, twice as late as `last` otherwise; sooner, after
+    /// ``CollectionTuning/confirmingLaneLook``, when it found a lane asleep in its task that the
+    /// look before had not found so, and then on that schedule again; no more once every task
+    /// has started or the batch is over.
     ///
     /// Each lane whose thread is blocked in a task (see
     /// ``BatchLane/look(now:times:lastLook:)``) gets one more lane beside it, once

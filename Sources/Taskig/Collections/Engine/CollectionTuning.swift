@@ -17,8 +17,8 @@ enum CollectionTuning {
     @usableFromInline
     static var longestTimeBetweenLaneLooks: Double { 0.064 }
 
-    /// How soon a look comes back to lanes it found asleep in a task for the first time, to
-    /// confirm that they stay in that task: a lane's thread can sleep for an instant anywhere,
+    /// How soon a look comes back to lanes it found asleep in their task's code for the first
+    /// time, to see whether they still are: a lane's thread can sleep for an instant anywhere,
     /// and a look that took one instant for a blocked task started a thread for nothing.
     /// BatchLookTests' `lanesAsleepOnTheBatchsOwnLockOpenNoLanes` under ThreadSanitizer, and
     /// row 4 and LoadShapeTests' `blocking-late` for how soon lanes start beside tasks that block.
