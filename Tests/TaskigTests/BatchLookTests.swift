@@ -36,7 +36,40 @@ import Testing
     /// that finds it asleep in the task's code only notes it; the next confirms it.
     @Test(arguments: Moment.allCases)
     func aLaneIsBlockedInATaskOnlyWhileTheTasksOwnCodeRuns(moment: Moment) throws {
+        let looks = try looksWhileItsThreadSleeps(on: BatchLane(), at: moment) { look in [look(), look()] }
+        #expect(looks == (moment.isInTheTasksCode ? [.asleepInTask, .blocked] : [.notBlocked, .notBlocked]))
+    }
+
+    /// A lane found asleep in its task's code at one look, and asleep on Taskig's work at the
+    /// next, is not blocked: one instant in the task's code is not enough (under
+    /// ThreadSanitizer, whose runtime can put any code to sleep, a lane caught so once opened
+    /// a lane beside it, and a batch of 2,000 quick tasks ran on up to 11 threads). Found
+    /// asleep in its tasks' code again at the next look, in another task, it is blocked: its
+    /// tasks block one after another.
+    @Test func aLaneIsBlockedOnlyWhenTwoLooksInARowFindItAsleepInItsTasksCode() throws {
         let lane = BatchLane()
+        let looks = try looksWhileItsThreadSleeps(on: lane, at: .inTheAction) { look in
+            // Between looks, the lane is marked as its thread would mark it.
+            let inItsTask = look()
+            lane.userCodeReturned()
+            let onTaskigsWork = look()
+            lane.leaveTask()
+            Moment.inTheAction.reach(on: lane)
+            let inTheNextTask = look()
+            lane.leaveTask()
+            Moment.inTheAction.reach(on: lane)
+            return [inItsTask, onTaskigsWork, inTheNextTask, look()]
+        }
+        #expect(looks == [.asleepInTask, .notBlocked, .asleepInTask, .blocked])
+    }
+
+    /// Puts `lane` at `moment` on a thread of its own, which then sleeps on a lock this test
+    /// holds, and returns what `looking` found with the look it is given: each look at the
+    /// lane's thread 20 ms after the last.
+    private func looksWhileItsThreadSleeps(
+        on lane: BatchLane, at moment: Moment,
+        _ looking: (_ look: () -> BatchLane.LookFinding) -> [BatchLane.LookFinding]
+    ) throws -> [BatchLane.LookFinding] {
         let lock = LockedState(())
         let times = LockedState<ThreadTimes?>(nil)
         let inTask = DispatchSemaphore(value: 0)
@@ -51,59 +84,14 @@ import Testing
             }
             inTask.wait()
             let threadTimes = try #require(times.withLock { $0 })
-            // Two looks 20 ms apart while the thread sleeps on the lock this test holds.
             var lastLook: BatchLane.Look?
-            usleep(20_000)
-            let first = lane.look(now: DispatchTime.now().uptimeNanoseconds, times: threadTimes, lastLook: &lastLook)
-            usleep(20_000)
-            let second = lane.look(now: DispatchTime.now().uptimeNanoseconds, times: threadTimes, lastLook: &lastLook)
-            return [first, second]
-        }
-        ended.wait()
-        #expect(looks == (moment.isInTheTasksCode ? [.asleepInTask, .blocked] : [.notBlocked, .notBlocked]))
-    }
-
-    /// A lane found asleep in its task's code at one look, and asleep on Taskig's work at the
-    /// next, is not blocked: one instant in the task's code is not enough (under
-    /// ThreadSanitizer, whose runtime can put any code to sleep, a lane caught so once opened
-    /// a lane beside it, and a batch of 2,000 quick tasks ran on up to 11 threads). Found
-    /// asleep in its tasks' code again at the next look, in another task, it is blocked: its
-    /// tasks block one after another.
-    @Test func aLaneIsBlockedOnlyWhenTwoLooksInARowFindItAsleepInItsTasksCode() throws {
-        let lane = BatchLane()
-        let lock = LockedState(())
-        let times = LockedState<ThreadTimes?>(nil)
-        let inTask = DispatchSemaphore(value: 0)
-        let ended = DispatchSemaphore(value: 0)
-        let looks = try lock.withLock { _ -> [BatchLane.LookFinding] in
-            Thread.detachNewThread {
-                Moment.inTheAction.reach(on: lane)
-                times.withLock { $0 = ThreadTimes.ofCurrentThread() }
-                inTask.signal()
-                lock.withLock { _ in }
-                ended.signal()
-            }
-            inTask.wait()
-            let threadTimes = try #require(times.withLock { $0 })
-            var lastLook: BatchLane.Look?
-            // Each look 20 ms after the last, the lane marked as its thread would mark it.
-            func look() -> BatchLane.LookFinding {
+            return looking {
                 usleep(20_000)
                 return lane.look(now: DispatchTime.now().uptimeNanoseconds, times: threadTimes, lastLook: &lastLook)
             }
-            let inItsTask = look()
-            lane.userCodeReturned()
-            let onTaskigsWork = look()
-            lane.leaveTask()
-            Moment.inTheAction.reach(on: lane)
-            let inTheNextTask = look()
-            lane.leaveTask()
-            Moment.inTheAction.reach(on: lane)
-            let inTheOneAfter = look()
-            return [inItsTask, onTaskigsWork, inTheNextTask, inTheOneAfter]
         }
         ended.wait()
-        #expect(looks == [.asleepInTask, .notBlocked, .asleepInTask, .blocked])
+        return looks
     }
 
     /// 2,000 callback tasks at `concurrency: 200`, whose callbacks come about 5 ms later, while
