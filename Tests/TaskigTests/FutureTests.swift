@@ -96,6 +96,42 @@ import Testing
         }
     }
 
+    /// A started continuation's run cancelled while its source is pending: the step never runs,
+    /// even once the source has its outcome.
+    @Test func aCancelledContinuationNeverRunsItsStepWhenItsSourceResolvesLater() async throws {
+        let promise = Promise<Int>()
+        let stepRan = LockedValue(false)
+        let future = promise.future.map { value -> Int in
+            stepRan.set(true)
+            return value + 1
+        }.start()
+        future.cancel()
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try future.await() }
+        // The continuations of a promise run before `resolve` returns.
+        promise.resolve(1)
+        #expect(!stepRan.value, "a run cancelled before its step starts never runs it")
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try future.await() }
+    }
+
+    /// A `finally` of a started continuation runs when the future is cancelled, while its
+    /// source is still pending, and only once.
+    @Test func aStartedContinuationsFinallyRunsOnceWhenTheFutureIsCancelled() async throws {
+        let promise = Promise<Int>()
+        let cleanups = LockedValue(0)
+        let cleanedUp = DispatchSemaphore(value: 0)
+        let future = promise.future.map { $0 + 1 }.finally {
+            cleanups.update { $0 += 1 }
+            cleanedUp.signal()
+        }.start()
+        future.cancel()
+        #expect(
+            try await withWatchdog { cleanedUp.wait(timeout: .now() + 10 * timingSlack) } == .success,
+            "finally runs when the run is cancelled, not when the source resolves")
+        promise.resolve(1)
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try future.await() }
+        #expect(cleanups.value == 1)
+    }
+
     @Test func futuresComposeAndJoinCollections() throws {
         let futures = (1...5).map { i in ThrowableTask { i }.start() }
         #expect(try futures.awaitAll() == [1, 2, 3, 4, 5])

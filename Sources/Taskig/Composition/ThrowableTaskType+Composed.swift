@@ -7,9 +7,11 @@ extension ThrowableTaskType {
     func composed<U>(
         on queue: DispatchQueue?,
         producing _: U.Type,
+        runsOnFailure: Bool,
         _ apply: @escaping ChainStep.Apply
     ) -> ThrowableTask<U> {
-        ThrowableTask(body: TaskBody<U>(continuing: composableBody, with: apply, on: queue))
+        ThrowableTask(
+            body: TaskBody<U>(continuing: composableBody, with: apply, runsOnFailure: runsOnFailure, on: queue))
     }
 
     /// This task as a body that a composed task can continue: a ``ThrowableTask``'s own body,

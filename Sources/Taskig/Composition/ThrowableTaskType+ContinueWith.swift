@@ -38,7 +38,7 @@ extension ThrowableTaskType {
     func composedContinueWith<U>(
         on queue: DispatchQueue?, _ continuation: @escaping @Sendable (Result<ResultType, Error>) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
+        composed(on: queue, producing: U.self, runsOnFailure: true) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             return ChainSlot.put(Result { try continuation(outcome) }, in: outputSlot)
         }

@@ -33,7 +33,7 @@ extension ThrowableTaskType {
     @inlinable
     func composedFinally(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> Void) -> ThrowableTask<ResultType>
     {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composed(on: queue, producing: ResultType.self, runsOnFailure: true) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             body()
             return ChainSlot.put(outcome, in: outputSlot)

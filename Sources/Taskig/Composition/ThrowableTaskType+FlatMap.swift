@@ -16,7 +16,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        composed(on: queue, producing: Next.ResultType.self, flatMapStep(next))
+        composed(on: queue, producing: Next.ResultType.self, runsOnFailure: false, flatMapStep(next))
     }
 
     /// The same as ``flatMap(on:_:)`` on the global queue.
@@ -28,7 +28,7 @@ extension ThrowableTaskType {
     public func flatMap<Next: ThrowableTaskType>(
         _ next: @escaping @Sendable (ResultType) throws -> Next
     ) -> ThrowableTask<Next.ResultType> {
-        composed(on: nil, producing: Next.ResultType.self, flatMapStep(next))
+        composed(on: nil, producing: Next.ResultType.self, runsOnFailure: false, flatMapStep(next))
     }
 
     /// The step of ``flatMap(on:_:)``: a success makes the next task, which runs as a child

@@ -41,7 +41,7 @@ extension ThrowableTaskType {
     func composedMap<U>(
         on queue: DispatchQueue?, _ transform: @escaping @Sendable (ResultType) throws -> U
     ) -> ThrowableTask<U> {
-        composed(on: queue, producing: U.self) { inputSlot, outputSlot, _, _ in
+        composed(on: queue, producing: U.self, runsOnFailure: false) { inputSlot, outputSlot, _, _ in
             ChainSlot.put(
                 ChainSlot.take(inputSlot, as: ResultType.self).flatMap { value in Result { try transform(value) } },
                 in: outputSlot)

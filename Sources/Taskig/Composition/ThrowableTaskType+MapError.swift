@@ -31,7 +31,7 @@ extension ThrowableTaskType {
     func composedMapError(
         on queue: DispatchQueue?, _ transform: @escaping @Sendable (Error) -> Error
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composed(on: queue, producing: ResultType.self, runsOnFailure: true) { inputSlot, outputSlot, _, _ in
             ChainSlot.put(ChainSlot.take(inputSlot, as: ResultType.self).mapError(transform), in: outputSlot)
         }
     }

@@ -31,7 +31,7 @@ extension ThrowableTaskType {
     func composedRecover(
         on queue: DispatchQueue?, _ recovery: @escaping @Sendable (Error) throws -> ResultType
     ) -> ThrowableTask<ResultType> {
-        composed(on: queue, producing: ResultType.self) { inputSlot, outputSlot, _, _ in
+        composed(on: queue, producing: ResultType.self, runsOnFailure: true) { inputSlot, outputSlot, _, _ in
             let outcome = ChainSlot.take(inputSlot, as: ResultType.self)
             guard case .failure(let error) = outcome else { return ChainSlot.put(outcome, in: outputSlot) }
             return ChainSlot.put(Result { try recovery(error) }, in: outputSlot)

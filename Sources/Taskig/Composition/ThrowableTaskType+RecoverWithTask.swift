@@ -13,7 +13,7 @@ extension ThrowableTaskType {
         on queue: DispatchQueue,
         _ recovery: @escaping @Sendable (Error) throws -> Fallback
     ) -> ThrowableTask<ResultType> where Fallback.ResultType == ResultType {
-        composed(on: queue, producing: ResultType.self, recoverWithTaskStep(recovery))
+        composed(on: queue, producing: ResultType.self, runsOnFailure: true, recoverWithTaskStep(recovery))
     }
 
     /// The same as `recover(on:_:)` on the global queue.
@@ -25,7 +25,7 @@ extension ThrowableTaskType {
     public func recover<Fallback: ThrowableTaskType>(
         _ recovery: @escaping @Sendable (Error) throws -> Fallback
     ) -> ThrowableTask<ResultType> where Fallback.ResultType == ResultType {
-        composed(on: nil, producing: ResultType.self, recoverWithTaskStep(recovery))
+        composed(on: nil, producing: ResultType.self, runsOnFailure: true, recoverWithTaskStep(recovery))
     }
 
     /// The step of ``recover(on:_:)``'s form that recovers with a task: a failure makes the

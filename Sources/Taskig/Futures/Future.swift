@@ -50,8 +50,9 @@ public struct Future<T>: ThrowableTaskType, CancellableTaskType, Sendable {
             return
         }
         if body.chainLength > 0 {
-            // The chain's loop makes `run` current itself.
-            ChainRun.start(body, run: run) { chain, outcome in
+            // The chain's loop makes `run` current itself. Whatever cancels `run` completes
+            // `cell`: the handler above, or ``cancel()``, which has no other way to cancel it.
+            ChainRun.start(body, run: run, waitersWaitForTheCell: true) { chain, outcome in
                 Run.end(chain.run, with: ChainSlot.take(outcome, as: T.self)) { cell.complete(with: $0) }
             }
         } else {

@@ -112,6 +112,15 @@ final class ChainRun: Sendable {
     /// ``listen(to:output:)``): the future's outcome, or the cancellation of the chain's run.
     @usableFromInline
     let sourceClaimed = Atomic(false)
+    /// Whether the chain hears of its run's cancellation as it happens while it listens to a
+    /// future, through a handler on the run. A step that runs on a failure must run then. So
+    /// must the chain's end, when its waiters wait for it; a started future's waiters wait for
+    /// its cell, which every cancellation of its run completes (see
+    /// ``Future/init(listeningRunOf:sharesCancellation:startedAt:)``), and steps that only
+    /// skip a failure can wait for the future's outcome: they then skip the cancellation
+    /// instead, and the run needs no handler table (row 10c, `future-fan-out`).
+    @usableFromInline
+    let hearsCancellationAtOnce: Bool
     /// Takes the final outcome out of the slot it is given and hands it on. It gets the chain
     /// too, so that it can reach the run without capturing it: a closure that captures one
     /// reference needs no allocation.
@@ -121,13 +130,16 @@ final class ChainRun: Sendable {
     @usableFromInline
     typealias Finish = @Sendable (_ chain: ChainRun, _ outcome: UnsafeMutableRawPointer) -> Void
 
+    /// - Parameter waitersWaitForTheCell: the run's waiters are released by a cell that every
+    ///   cancellation of the run completes, not by the chain's end.
     @inlinable
     init<Value>(
-        tail: TaskBody<Value>, run: Run?, finish: @escaping Finish
+        tail: TaskBody<Value>, run: Run?, waitersWaitForTheCell: Bool, finish: @escaping Finish
     ) {
         self.run = run
         self.tail = tail
         self.finish = finish
+        hearsCancellationAtOnce = !waitersWaitForTheCell || tail.hasStepForFailures
         // One allocation for the links and, after them, the slots.
         let linkCount = tail.chainLength + 1
         let layout = tail.largestOutcome
@@ -187,10 +199,14 @@ final class ChainRun: Sendable {
     }
 
     /// ``start(_:finishing:)`` with `run` as the composed task's run, for a caller that made
-    /// it: the loop makes it current, so the caller need not.
+    /// it: the loop makes it current, so the caller need not. `waitersWaitForTheCell` when the
+    /// run's waiters wait for a cell that every cancellation of the run completes (see
+    /// ``hearsCancellationAtOnce``).
     @inlinable
-    static func start<Value>(_ tail: TaskBody<Value>, run: Run?, finishing finish: @escaping Finish) {
-        let chain = ChainRun(tail: tail, run: run, finish: finish)
+    static func start<Value>(
+        _ tail: TaskBody<Value>, run: Run?, waitersWaitForTheCell: Bool = false, finishing finish: @escaping Finish
+    ) {
+        let chain = ChainRun(tail: tail, run: run, waitersWaitForTheCell: waitersWaitForTheCell, finish: finish)
         if loopRunsHere.pointer != nil {
             CompletionDrain.runSoon { chain.drive(from: 0) }
         } else {
@@ -382,7 +398,7 @@ final class ChainRun: Sendable {
         }
         // The slot is written by whichever callback claims the source, before the loop resumes.
         // Each callback captures the chain alone, which costs less to keep than a pointer too.
-        if let run {
+        if let run, hearsCancellationAtOnce {
             run.onCancel {
                 guard !self.sourceClaimed.exchange(true, ordering: .relaxed) else { return }
                 self.slot(after: 0).initializeMemory(
@@ -407,12 +423,21 @@ final class ChainRun: Sendable {
     }
 
     /// Makes the source future's outcome, at `outcome` (see ``CompletionCell/whenComplete(reading:)``),
-    /// the chain's first outcome and resumes the loop, unless the run's cancellation came first.
+    /// the chain's first outcome and resumes the loop, unless the run's cancellation came
+    /// first: heard as it happened, it has resumed the loop already; not heard, it is the
+    /// first outcome instead, so that no step runs in a cancelled run.
     @inlinable
     func receiveSource<Value>(_ outcome: UnsafeRawPointer, as _: Value.Type) {
-        if run != nil, sourceClaimed.exchange(true, ordering: .relaxed) { return }
+        guard let run else {
+            slot(after: 0).initializeMemory(
+                as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
+            return resume(at: 0)
+        }
+        if sourceClaimed.exchange(true, ordering: .relaxed) { return }
         slot(after: 0).initializeMemory(
-            as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
+            as: Result<Value, Error>.self,
+            to: run.isCancelled
+                ? .failure(CancellableTaskError.taskWasCancelled) : CompletionCell<Result<Value, Error>>.read(outcome))
         resume(at: 0)
     }
 }

@@ -26,14 +26,10 @@ final class TaskBody<Value>: AnyTaskBody {
     // which hand them out again without sorting or merging them.
     @usableFromInline
     let queueKind: QueueAffinity.Kind
-    /// Whether a run of this body only registers a callback when it starts: it waits for a
-    /// future, or is a chain that begins by waiting for one.
+    /// What is asked of the body on every run, worked out once when it is made: asking the
+    /// enum `work` copies it.
     @usableFromInline
-    let startsByListening: Bool
-    /// Whether the work is a value-returning closure: a run in place is then a plain call.
-    /// Kept apart from `work`, since asking the enum copies it.
-    @usableFromInline
-    let isPlainCall: Bool
+    let traits: TaskBodyTraits
     /// How many steps lead to this body: zero for a task made from its work. In 32 bits, next
     /// to the other small fields, which then share one word.
     @usableFromInline
@@ -105,25 +101,21 @@ final class TaskBody<Value>: AnyTaskBody {
         step = ChainStep.none
         upstream = nil
         storedChainLength = 0
-        // Asked once, here: matching the enum later would copy it every time.
         switch work {
-        case .plainCall:
-            isPlainCall = true
-            startsByListening = false
-        case .listening:
-            isPlainCall = false
-            startsByListening = true
-        case .reporting, .source, .composed:
-            isPlainCall = false
-            startsByListening = false
+        case .plainCall: traits = .isPlainCall
+        case .listening: traits = .startsByListening
+        case .reporting, .source, .composed: traits = []
         }
         largestOutcome = OutcomeLayout(of: Value.self)
     }
 
     /// A composed body: `step` applied to the outcome of `upstream`, on `queue` (`nil`: the
-    /// default global queue).
+    /// default global queue); `runsOnFailure` when the step runs on a failure too.
     @inlinable
-    init<Input>(continuing upstream: TaskBody<Input>, with step: @escaping ChainStep.Apply, on queue: DispatchQueue?) {
+    init<Input>(
+        continuing upstream: TaskBody<Input>, with step: @escaping ChainStep.Apply, runsOnFailure: Bool,
+        on queue: DispatchQueue?
+    ) {
         self.queue = queue
         queueKind = queue.map { QueueAffinity.kind(of: $0) } ?? .defaultGlobal
         if upstream.chainLength > 0 {
@@ -137,8 +129,9 @@ final class TaskBody<Value>: AnyTaskBody {
         self.step = step
         self.upstream = ChainRun.Link(retaining: upstream)
         storedChainLength = upstream.storedChainLength + 1
-        startsByListening = upstream.startsByListening
-        isPlainCall = false
+        // A chain starts as its first body does, and has a step for failures when any is one.
+        traits = upstream.traits.intersection([.startsByListening, .hasStepForFailures])
+            .union(runsOnFailure ? .hasStepForFailures : [])
         largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
     }
 
@@ -174,6 +167,20 @@ final class TaskBody<Value>: AnyTaskBody {
     /// How many steps lead to this body: zero for a task made from its work.
     @inlinable
     var chainLength: Int { Int(storedChainLength) }
+
+    /// Whether the work is a value-returning closure: a run in place is then a plain call.
+    @inlinable
+    var isPlainCall: Bool { traits.contains(.isPlainCall) }
+
+    /// Whether a run of this body only registers a callback when it starts: it waits for a
+    /// future, or is a chain that begins by waiting for one.
+    @inlinable
+    var startsByListening: Bool { traits.contains(.startsByListening) }
+
+    /// Whether a step of the chain ending here runs on a failure, as a cancellation of its
+    /// run is (see ``ChainRun/listen(to:output:)``).
+    @inlinable
+    var hasStepForFailures: Bool { traits.contains(.hasStepForFailures) }
 
     @inlinable
     var executionQueue: DispatchQueue { queue ?? QueueAffinity.defaultGlobalQueue }
