@@ -130,8 +130,10 @@ final class TaskBody<Value>: AnyTaskBody {
         self.upstream = ChainRun.Link(retaining: upstream)
         storedChainLength = upstream.storedChainLength + 1
         // A chain starts as its first body does, and has a step for failures when any is one.
-        traits = upstream.traits.intersection([.startsByListening, .hasStepForFailures])
-            .union(runsOnFailure ? .hasStepForFailures : [])
+        // Constants and a branch: an array literal of traits, even `[]`, costs instructions on
+        // every link made (row 7c, `map-chain`).
+        let kept = upstream.traits.intersection(.keptByTheNextStep)
+        traits = runsOnFailure ? kept.union(.hasStepForFailures) : kept
         largestOutcome = upstream.largestOutcome.union(OutcomeLayout(of: Value.self))
     }
 

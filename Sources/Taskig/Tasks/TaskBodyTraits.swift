@@ -20,4 +20,9 @@ struct TaskBodyTraits: OptionSet, Sendable {
     /// `continueWith`, `finally`), as a cancellation of its run is.
     @inlinable
     static var hasStepForFailures: TaskBodyTraits { TaskBodyTraits(rawValue: 4) }
+
+    /// What a composed body keeps of the traits of the body it continues: how the chain
+    /// starts, and whether a step runs on a failure.
+    @inlinable
+    static var keptByTheNextStep: TaskBodyTraits { TaskBodyTraits(rawValue: 6) }
 }
