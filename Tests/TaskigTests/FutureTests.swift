@@ -132,6 +132,32 @@ import Testing
         #expect(cleanups.value == 1)
     }
 
+    /// A step that waits for its queue after the run was cancelled skips the cancellation as
+    /// `map` does, and a `finally` after it still runs, once.
+    @Test func aStepThatWaitedForItsQueueSkipsWhenTheRunWasCancelledMeanwhile() async throws {
+        let promise = Promise<Int>()
+        let queue = DispatchQueue(label: "FutureTests.heldQueue")
+        let release = DispatchSemaphore(value: 0)
+        queue.async { release.wait() }
+        let stepRan = LockedValue(false)
+        let cleanups = LockedValue(0)
+        let future = promise.future.map { $0 + 1 }
+            .map(on: queue) { value -> Int in
+                stepRan.set(true)
+                return value
+            }
+            .finally(on: queue) { cleanups.update { $0 += 1 } }
+            .start()
+        // The first step runs here; the second waits behind the held queue.
+        promise.resolve(1)
+        future.cancel()
+        release.signal()
+        _ = try await withWatchdog { queue.sync {} }
+        #expect(throws: CancellableTaskError.taskWasCancelled) { try future.await() }
+        #expect(!stepRan.value, "a step that starts after its run was cancelled skips it")
+        #expect(cleanups.value == 1)
+    }
+
     @Test func futuresComposeAndJoinCollections() throws {
         let futures = (1...5).map { i in ThrowableTask { i }.start() }
         #expect(try futures.awaitAll() == [1, 2, 3, 4, 5])

@@ -243,10 +243,17 @@ final class ChainRun: Sendable {
                         first.type.startUpstream(of: first.object, in: self, output: slot(after: 0)) || goOnAfterStart()
                     else { return }
                 } else {
-                    if !onQueue,
-                        case let hop = RunPlacement.of(
-                            links[position].queueKind, queue: link.type.queueOfStep(of: link.object), wait: .untilDone,
-                            caller: caller),
+                    if onQueue {
+                        onQueue = false
+                        // The run may have been cancelled while the step waited for its queue:
+                        // the step then takes the cancellation as its input, so that `map` and
+                        // `flatMap` skip it and the steps for failures see it.
+                        if let run, run.isCancelled {
+                            links[position - 1].link.type.replaceWithCancellation(slot(after: position - 1))
+                        }
+                    } else if case let hop = RunPlacement.of(
+                        links[position].queueKind, queue: link.type.queueOfStep(of: link.object), wait: .untilDone,
+                        caller: caller),
                         hop != .inPlace
                     {
                         phase.store(Phase.running, ordering: .relaxed)
@@ -254,7 +261,6 @@ final class ChainRun: Sendable {
                         hop.send { self.drive(from: resumeAt, onStepQueue: true) }
                         return
                     }
-                    onQueue = false
                     guard
                         link.type.applyStep(
                             of: link.object, slot(after: position - 1), slot(after: position), self, position)

@@ -267,6 +267,12 @@ final class TaskBody<Value>: AnyTaskBody {
         using(body) { body in body.executionQueue }
     }
 
+    @usableFromInline
+    static func replaceWithCancellation(_ slot: UnsafeMutableRawPointer) {
+        slot.assumingMemoryBound(to: Result<Value, Error>.self).pointee = .failure(
+            CancellableTaskError.taskWasCancelled)
+    }
+
     /// Starts the work on this thread, with the run current; the work reports through
     /// `completion` exactly once, from any thread, possibly before this returns. Callback
     /// work gets `completion` watched, so that dropping it fails the run (see
@@ -309,6 +315,8 @@ protocol AnyTaskBody: CancellationSource {
     ) -> Bool
     /// The queue the body's step runs on.
     static func queueOfStep(of body: Unmanaged<AnyObject>) -> DispatchQueue
+    /// Replaces the outcome of a body of this type in `slot` with the cancellation.
+    static func replaceWithCancellation(_ slot: UnsafeMutableRawPointer)
 }
 
 /// Work that starts runs of other things and reports their outcome: see ``TaskBody/Work/source(_:)``.
