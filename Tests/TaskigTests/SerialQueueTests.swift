@@ -37,7 +37,11 @@ import Testing
                 queue.sync { [Result { try slow.await(timeout: 0.05) }, Result { try slow.timeout(0.05).await() }] }
             })
         #expect(outcomes.map { isTimedOut($0.failure) } == [true, true])
-        #expect(observer.runs == 2 && observer.sawCancellation)
+        // Every run that started saw its cancellation. A run may not start at all: its
+        // deadline counts from the wait's start, and under ThreadSanitizer beside two busy
+        // loops the launch took past 50 ms before the job ran here (once in nine runs of the
+        // loop), and a run cancelled before it starts never starts.
+        #expect(observer.cancellationsSeen == observer.runs, "runs: \(observer.runs)")
     }
 
     @Test func aQueueThatTargetsTheTasksQueueCountsAsBeingOnIt() async throws {

@@ -95,7 +95,7 @@ let timingSlack: Double = dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") == nil ? 1
 /// Stands in for the work of a task that checks for cancellation: records how often it ran
 /// and whether it saw its own run cancelled (``ThrowableTask/isCurrentTaskCancelled``).
 final class RunObserver: Sendable {
-    private let state = LockedState((runs: 0, sawCancellation: false))
+    private let state = LockedState((runs: 0, cancellationsSeen: 0))
     private let started = DispatchSemaphore(value: 0)
 
     /// Sleeps up to `seconds` in steps of 5 ms, and stops early once its run is cancelled.
@@ -107,7 +107,7 @@ final class RunObserver: Sendable {
         let deadline = DispatchTime.now() + seconds
         while DispatchTime.now() < deadline {
             if ThrowableTask.isCurrentTaskCancelled {
-                state.withLock { $0.sawCancellation = true }
+                state.withLock { $0.cancellationsSeen += 1 }
                 return false
             }
             Thread.sleep(forTimeInterval: 0.005)
@@ -128,7 +128,9 @@ final class RunObserver: Sendable {
         return sawCancellation
     }
 
-    var sawCancellation: Bool { state.withLock { $0.sawCancellation } }
+    var sawCancellation: Bool { cancellationsSeen > 0 }
+    /// How many runs saw their cancellation.
+    var cancellationsSeen: Int { state.withLock { $0.cancellationsSeen } }
     var runs: Int { state.withLock { $0.runs } }
 }
 
