@@ -118,7 +118,8 @@ final class ChainRun: Sendable {
     /// its cell, which every cancellation of its run completes (see
     /// ``Future/init(listeningRunOf:sharesCancellation:startedAt:)``), and steps that only
     /// skip a failure can wait for the future's outcome: they then skip the cancellation
-    /// instead, and the run needs no handler table (row 10c, `future-fan-out`).
+    /// instead. The run then needs no handler table, unless the future it listens to has a run,
+    /// which the wait-for cycle check notes there (row 10c, `future-fan-out`, listens to a promise).
     @usableFromInline
     let hearsCancellationAtOnce: Bool
     /// Takes the final outcome out of the slot it is given and hands it on. It gets the chain
