@@ -435,15 +435,10 @@ final class ChainRun: Sendable {
     /// first outcome instead, so that no step runs in a cancelled run.
     @inlinable
     func receiveSource<Value>(_ outcome: UnsafeRawPointer, as _: Value.Type) {
-        guard let run else {
-            slot(after: 0).initializeMemory(
-                as: Result<Value, Error>.self, to: CompletionCell<Result<Value, Error>>.read(outcome))
-            return resume(at: 0)
-        }
-        if sourceClaimed.exchange(true, ordering: .relaxed) { return }
+        if run != nil, sourceClaimed.exchange(true, ordering: .relaxed) { return }
         slot(after: 0).initializeMemory(
             as: Result<Value, Error>.self,
-            to: run.isCancelled
+            to: run?.isCancelled == true
                 ? .failure(CancellableTaskError.taskWasCancelled) : CompletionCell<Result<Value, Error>>.read(outcome))
         resume(at: 0)
     }
